@@ -1,0 +1,37 @@
+"""One Settings object, built once at each entry point and passed down."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+INDEX_DIRNAME = ".kbtui"
+DB_FILENAME = "index.duckdb"
+
+
+@dataclass(frozen=True)
+class Settings:
+    vault: Path
+    index_dir: Path
+    chunk_size: int = 500
+    chunk_overlap: int = 50
+    embed_batch_size: int = 32
+    embed_threads: int | None = None  # None: all cores
+
+    @property
+    def db_path(self) -> Path:
+        return self.index_dir / DB_FILENAME
+
+    @classmethod
+    def for_vault(
+        cls,
+        vault: str | Path | None = None,
+        index_dir: str | Path | None = None,
+        **kwargs: int | None,
+    ) -> Settings:
+        """Resolve the vault: explicit path, else $KBTUI_VAULT, else the current folder."""
+        chosen = vault if vault is not None else os.environ.get("KBTUI_VAULT") or os.getcwd()
+        root = Path(chosen).expanduser().resolve()
+        idx = Path(index_dir).expanduser().resolve() if index_dir else root / INDEX_DIRNAME
+        return cls(vault=root, index_dir=idx, **kwargs)  # type: ignore[arg-type]

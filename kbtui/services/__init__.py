@@ -1,0 +1,1 @@
+"""The query layer shared by the TUI, the CLI and the MCP server."""

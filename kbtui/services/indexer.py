@@ -1,0 +1,215 @@
+"""Bring the index in line with the vault: scan, diff, parse what changed, write, embed.
+
+A pass is incremental: files whose size and mtime match the index are not read; files whose
+bytes match are not parsed; chunks whose text matches an indexed chunk keep its vector.
+Writing happens before embedding, so keyword search sees a change before its vectors exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from kbtui.config import Settings
+from kbtui.embed import Embedder
+from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
+from kbtui.store import Store
+from kbtui.tokenize import term_counts
+from kbtui.vault.chunk import chunk_body
+from kbtui.vault.decode import DecodeError, decode_note
+from kbtui.vault.parse import NoteError, parse_note
+from kbtui.vault.scan import scan_vault
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+WRITE_BATCH = 200
+EMBED_BATCH = 256
+MAX_NOTE_BYTES = 10 * 1024 * 1024
+
+
+def embed_text(title: str, heading: str, content: str) -> str:
+    """What the model sees for a chunk: its note's title and heading path give it context."""
+    context = f"{title} > {heading}" if heading and heading != title else title
+    return f"{context}\n{content.strip()}"
+
+
+def content_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+@dataclass
+class _Read:
+    path: str
+    state: FileState
+    file_hash: str
+    note: ParsedNote
+
+
+class Indexer:
+    """Owns one indexing pass over a vault; front ends call `run()` and show the report."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder | None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.progress = progress or (lambda phase, done, total: None)
+
+    def run(self, embed: bool = True) -> IndexReport:
+        started = time.perf_counter()
+        report = IndexReport()
+        files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
+        report.skipped.extend(problems)
+        known = self.store.note_states()
+        reads = self._read_changed(files, known, report)
+        broken = {s.path for s in report.skipped}
+        gone = {p: known[p] for p in known if p not in files or p in broken}
+        writes = self._plan(reads, known, gone, report)
+        for i in range(0, len(writes), WRITE_BATCH):
+            self.store.write_notes(writes[i : i + WRITE_BATCH])
+            self.progress("write", min(i + WRITE_BATCH, len(writes)), len(writes))
+        renamed_from = {old for old, _ in report.renamed}
+        stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
+        report.deleted.extend(p for p in gone if p not in renamed_from)
+        if stale:
+            self.store.delete_notes(stale)
+        if embed and self.embedder is not None:
+            self.embed_pending(report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def embed_pending(self, report: IndexReport | None = None) -> int:
+        """Embed every chunk without a vector, in batches, committing each batch."""
+        assert self.embedder is not None
+        self.store.reset_embeddings_for_model(self.embedder.model_id)
+        total = self.store.count_pending()
+        done = 0
+        while True:
+            rows = self.store.pending_embeddings(EMBED_BATCH)
+            if not rows:
+                break
+            vectors = self.embedder.embed([embed_text(t, h, c) for _, t, h, c in rows])
+            self.store.set_embeddings([r[0] for r in rows], vectors)
+            done += len(rows)
+            self.progress("embed", done, total)
+        if report is not None:
+            report.chunks_embedded += done
+        return done
+
+    def _read_changed(
+        self,
+        files: dict[str, FileState],
+        known: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+    ) -> list[_Read]:
+        todo = [
+            s
+            for p, s in sorted(files.items())
+            if p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+        ]
+        report.unchanged += len(files) - len(todo)
+        reads: list[_Read] = []
+        for n, state in enumerate(todo, 1):
+            self.progress("read", n, len(todo))
+            try:
+                if state.size > MAX_NOTE_BYTES:
+                    raise NoteError(
+                        f"too large ({state.size / 1e6:.1f} MB; the limit is "
+                        f"{MAX_NOTE_BYTES / 1e6:.0f} MB)"
+                    )
+                data = (self.settings.vault / state.path).read_bytes()
+                file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+                old = known.get(state.path)
+                if old is not None and old[3] == file_hash:
+                    self.store.touch_note(old[0], state.size, state.mtime_ns)
+                    report.unchanged += 1
+                    continue
+                text, warning = decode_note(data)
+                note = parse_note(state.path, text)
+            except (DecodeError, NoteError) as exc:
+                report.skipped.append(Skipped(state.path, str(exc)))
+                continue
+            except OSError as exc:
+                report.skipped.append(Skipped(state.path, f"cannot read: {exc.strerror or exc}"))
+                continue
+            except RecursionError:
+                report.skipped.append(Skipped(state.path, "markdown nested too deeply to parse"))
+                continue
+            for message in ([warning] if warning else []) + list(note.warnings):
+                report.warnings.append(Skipped(state.path, message))
+            reads.append(_Read(state.path, state, file_hash, note))
+        return reads
+
+    def _plan(
+        self,
+        reads: list[_Read],
+        known: dict[str, tuple[str, int, int, str]],
+        gone: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+    ) -> list[NoteWrite]:
+        """Decide ids (renames, collisions) and chunk every read note."""
+        changing = {r.path for r in reads}
+        owner = {v[0]: p for p, v in known.items() if p not in changing and p not in gone}
+        gone_by_hash = {v[3]: p for p, v in gone.items()}
+        writes: list[NoteWrite] = []
+        for r in reads:
+            note = r.note
+            replaces: list[str] = []
+            if r.path in known:
+                report.changed.append(r.path)
+                if known[r.path][0] != note.entity_id:
+                    replaces.append(known[r.path][0])
+            elif r.file_hash in gone_by_hash:  # same bytes at a new path: a rename or move
+                old_path = gone_by_hash.pop(r.file_hash)
+                report.renamed.append((old_path, r.path))
+                if gone[old_path][0] != note.entity_id:
+                    replaces.append(gone[old_path][0])
+            else:
+                report.new.append(r.path)
+            if note.entity_id in owner and owner[note.entity_id] != r.path:
+                other = owner[note.entity_id]
+                new_id = f"{note.entity_id}_{hashlib.sha1(r.path.encode()).hexdigest()[:6]}"
+                report.warnings.append(
+                    Skipped(
+                        r.path,
+                        f"id {note.entity_id} is already used by {other}; indexed as {new_id}",
+                    )
+                )
+                note = _with_id(note, new_id)
+            owner[note.entity_id] = r.path
+            writes.append(self._chunked(r, note, tuple(replaces)))
+        return writes
+
+    def _chunked(self, r: _Read, note: ParsedNote, replaces: tuple[str, ...]) -> NoteWrite:
+        size, overlap = self.settings.chunk_size, self.settings.chunk_overlap
+        fm_size, fm_overlap = (
+            note.frontmatter.get("chunk_size"),
+            note.frontmatter.get("chunk_overlap"),
+        )
+        if isinstance(fm_size, int) and isinstance(fm_overlap, int) and 0 <= fm_overlap < fm_size:
+            size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
+        chunks = chunk_body(note.body, note.sections, size, overlap)
+        texts = [embed_text(note.title, c.heading, c.content) for c in chunks]
+        counted = [term_counts(t) for t in texts]
+        return NoteWrite(
+            note=note,
+            state=r.state,
+            file_hash=r.file_hash,
+            chunk_size=size,
+            chunk_overlap=overlap,
+            chunks=tuple(chunks),
+            chunk_hashes=tuple(content_hash(t) for t in texts),
+            chunk_terms=tuple(dict(c) for c, _ in counted),
+            chunk_lengths=tuple(n for _, n in counted),
+            replaces=replaces,
+        )
+
+
+def _with_id(note: ParsedNote, entity_id: str) -> ParsedNote:
+    return replace(note, entity_id=entity_id, name=entity_id.split(":", 1)[1])

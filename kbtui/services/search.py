@@ -1,0 +1,184 @@
+"""Hybrid search: exact vector search in RAM plus BM25 from the store, fused per chunk.
+
+Scores are calibrated to 0..1 so they mean the same across queries:
+- vector: cosine mapped linearly from [COS_FLOOR, COS_CEIL] to [0, 1] (on vault_example,
+  off-topic queries peak at cosine 0.29 and on-topic ones reach 0.45-0.75);
+- keyword: BM25 divided by the best score the query could reach (every query term present,
+  saturated), so 1.0 means "all the query's words, prominently";
+- hybrid: 1 - (1 - v)(1 - KEYWORD_WEIGHT * k): either signal alone can carry a result, both
+  together rank higher. Results under MIN_SCORE are dropped, so junk queries return nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import numpy as np
+
+from kbtui.embed import Embedder
+from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.store import Store
+from kbtui.tokenize import query_terms
+
+Mode = Literal["hybrid", "vector", "keyword"]
+COS_FLOOR = 0.30
+COS_CEIL = 0.75
+KEYWORD_WEIGHT = 0.6
+MIN_SCORE = 0.15
+SNIPPET_CHARS = 200
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+
+
+class VectorIndex:
+    """All chunk vectors as one float32 matrix: exact top-k is a single mat-vec product."""
+
+    def __init__(self, cids: np.ndarray, matrix: np.ndarray) -> None:
+        self.cids = cids
+        self.matrix = matrix
+        self._row = {int(c): i for i, c in enumerate(cids)}
+
+    @classmethod
+    def load(cls, store: Store) -> VectorIndex:
+        return cls(*store.load_vectors())
+
+    def similarities(self, query: np.ndarray) -> np.ndarray:
+        return self.matrix @ query if len(self.cids) else np.zeros(0, dtype=np.float32)
+
+    def row(self, cid: int) -> int | None:
+        return self._row.get(cid)
+
+
+def calibrate_cosine(cos: float) -> float:
+    return float(min(1.0, max(0.0, (cos - COS_FLOOR) / (COS_CEIL - COS_FLOOR))))
+
+
+def fuse(vector: float, keyword: float) -> float:
+    return 1.0 - (1.0 - vector) * (1.0 - KEYWORD_WEIGHT * keyword)
+
+
+class SearchService:
+    """The search half of the query layer; TUI, CLI and MCP all call `search()`."""
+
+    def __init__(self, store: Store, embedder: Embedder | None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._vectors: VectorIndex | None = None
+
+    def invalidate(self) -> None:
+        """Call after the index changed so the next search reloads vectors."""
+        self._vectors = None
+
+    @property
+    def vectors(self) -> VectorIndex:
+        if self._vectors is None:
+            self._vectors = VectorIndex.load(self.store)
+        return self._vectors
+
+    def search_chunks(
+        self,
+        query: str,
+        k: int = 10,
+        filters: SearchFilters | None = None,
+        mode: Mode = "hybrid",
+        min_score: float = MIN_SCORE,
+    ) -> list[ChunkHit]:
+        filters = filters or SearchFilters()
+        pool = max(50, k * 5)
+        sims: np.ndarray | None = None
+        vec_hits: dict[int, float] = {}
+        if mode != "keyword" and self.embedder is not None and len(self.vectors.cids):
+            qvec = self.embedder.embed([query])[0]
+            sims = self.vectors.similarities(qvec)
+            candidates = np.arange(len(sims))
+            if filters != SearchFilters():
+                allowed = self.store.filtered_cids(filters)
+                candidates = np.flatnonzero(np.isin(self.vectors.cids, allowed))
+            if len(candidates):
+                top = candidates[np.argsort(-sims[candidates], kind="stable")[:pool]]
+                vec_hits = {int(self.vectors.cids[i]): float(sims[i]) for i in top}
+        kw_hits: dict[int, float] = {}
+        if mode != "vector":
+            kw_hits = {
+                cid: norm for cid, _raw, norm in self.store.bm25(query_terms(query), pool, filters)
+            }
+        hits = []
+        for cid in vec_hits.keys() | kw_hits.keys():
+            cos = vec_hits.get(cid)
+            if cos is None and sims is not None:
+                row = self.vectors.row(cid)
+                cos = float(sims[row]) if row is not None else None
+            v = calibrate_cosine(cos) if cos is not None and mode != "keyword" else 0.0
+            kw = kw_hits.get(cid, 0.0) if mode != "vector" else 0.0
+            score = v if mode == "vector" else kw if mode == "keyword" else fuse(v, kw)
+            if score >= min_score:
+                hits.append((score, v, kw, cid))
+        hits.sort(key=lambda h: (-h[0], h[3]))
+        details = self.store.chunk_details([h[3] for h in hits])
+        return [
+            ChunkHit(
+                cid=cid,
+                chunk_id=details[cid]["chunk_id"],
+                entity_id=details[cid]["entity_id"],
+                score=round(score, 4),
+                vector_score=round(v, 4),
+                keyword_score=round(kw, 4),
+            )
+            for score, v, kw, cid in hits
+            if cid in details
+        ]
+
+    def search(
+        self,
+        query: str,
+        top_k: int = 10,
+        filters: SearchFilters | None = None,
+        mode: Mode = "hybrid",
+    ) -> list[SearchResult]:
+        """Note-level results: the best chunk of each matching note, best first."""
+        chunk_hits = self.search_chunks(query, max(top_k * 5, 50), filters, mode)
+        best: dict[str, ChunkHit] = {}
+        for hit in chunk_hits:
+            best.setdefault(hit.entity_id, hit)
+        chosen = list(best.values())[:top_k]
+        details = self.store.chunk_details([h.cid for h in chosen])
+        results = []
+        for hit in chosen:
+            d = details[hit.cid]
+            results.append(
+                SearchResult(
+                    id=hit.entity_id,
+                    type=d["type"],
+                    title=d["title"],
+                    snippet=make_snippet(d["content"], query),
+                    score=hit.score,
+                    metadata={
+                        "file_path": d["path"],
+                        "chunk_index": d["chunk_index"],
+                        "chunk_id": d["chunk_id"],
+                        "entity_id": hit.entity_id,
+                        "heading": d["heading"],
+                        "vector_score": hit.vector_score,
+                        "keyword_score": hit.keyword_score,
+                    },
+                )
+            )
+        return results
+
+
+def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
+    """At most `limit` characters of the chunk, around the first query word it contains."""
+    lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
+    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), " ".join(lines) or content)
+    text = re.sub(r"\s+", " ", text.replace("**", "")).strip()
+    if len(text) <= limit:
+        return text
+    words = [w for w in re.findall(r"\w{3,}", query.lower())]
+    lowered = text.lower()
+    hits = [p for p in (lowered.find(w) for w in words) if p >= 0]
+    start = max(0, min(hits) - limit // 4) if hits else 0
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    body = text[start : start + limit - 2 * (start > 0) - 1].rstrip()
+    return ("…" if start else "") + body + "…"

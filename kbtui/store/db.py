@@ -1,0 +1,435 @@
+"""The DuckDB file: connection, extensions from pip packages, migrations, and every query.
+
+This is the only module that imports duckdb. Callers get plain Python values and numpy arrays.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from kbtui.models import EMBED_DIM, NoteWrite, SearchFilters
+
+SCHEMA_VERSION = 1
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+class StoreError(RuntimeError):
+    """The index cannot be used; the message is meant for the user."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the index file open."""
+
+
+def _extension_path(name: str) -> Path:
+    import importlib
+
+    try:
+        package = importlib.import_module(f"duckdb_extension_{name}")
+    except ImportError as exc:
+        raise StoreError(
+            f"DuckDB extension package missing: pip install duckdb-extension-{name}"
+        ) from exc
+    base = Path(package.__file__ or "").parent / "extensions" / f"v{duckdb.__version__}"
+    path = base / f"{name}.duckdb_extension"
+    if not path.is_file():
+        raise StoreError(
+            f"{name} extension for DuckDB {duckdb.__version__} not found at {path}; "
+            f"install duckdb-extension-{name}=={duckdb.__version__}"
+        )
+    return path
+
+
+class Store:
+    """One open index file. Not thread-safe: give each thread its own cursor via `cursor()`."""
+
+    def __init__(self, db_path: Path, read_only: bool = False) -> None:
+        self.path = db_path
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.con = duckdb.connect(str(db_path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(
+                    f"the index {db_path} is open in another kbtui process; close it and retry"
+                ) from exc
+            raise StoreError(f"cannot open the index {db_path}: {exc}") from exc
+        except duckdb.Error as exc:
+            raise StoreError(
+                f"the index {db_path} is unreadable ({exc}); delete it and "
+                "run `kbtui index` to rebuild it from the vault"
+            ) from exc
+        self.con.execute(f"LOAD '{_extension_path('vss')}'")
+        if not read_only:
+            self._migrate()
+        self._next_cid = int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks"))
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- schema ---------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        self.con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        version = int(self.meta("schema_version") or 0)
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the index was written by a newer kbtui (schema {version})")
+        scripts = resources.files("kbtui.store") / "migrations"
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            script = next(p for p in scripts.iterdir() if p.name.startswith(f"{number:03d}_"))
+            with self.transaction():
+                self.con.execute(script.read_text())
+                self.set_meta("schema_version", str(number))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    def meta(self, key: str) -> str | None:
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = self.con.execute(sql, list(params)).fetchone()
+        return None if row is None else row[0]
+
+    # -- notes ----------------------------------------------------------------------------
+    def note_states(self) -> dict[str, tuple[str, int, int, str]]:
+        """{path: (entity_id, size, mtime_ns, file_hash)} of every indexed note."""
+        rows = self.con.execute("SELECT path, entity_id, size, mtime_ns, file_hash FROM notes")
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows.fetchall()}
+
+    def touch_note(self, entity_id: str, size: int, mtime_ns: int) -> None:
+        """Record a new stat for a file whose content did not change (e.g. `touch`)."""
+        self.con.execute(
+            "UPDATE notes SET size = ?, mtime_ns = ? WHERE entity_id = ?",
+            [size, mtime_ns, entity_id],
+        )
+
+    def write_notes(self, batch: Sequence[NoteWrite]) -> None:
+        """Replace these notes (and what they supersede) in one transaction.
+
+        New chunks take vectors from any existing chunk with the same content hash, so text
+        that did not change is never embedded again, even when it moved to another note.
+        """
+        if not batch:
+            return
+        old_ids = sorted({w.note.entity_id for w in batch} | {r for w in batch for r in w.replaces})
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        with self.transaction():
+            created = dict(
+                self.con.execute(
+                    "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
+                    [old_ids],
+                ).fetchall()
+            )
+            first_cid = self._next_cid
+            self._insert_chunks(batch)
+            self.con.execute(
+                """
+                UPDATE chunks SET embedding = old.embedding
+                FROM (SELECT content_hash, any_value(embedding) AS embedding FROM chunks
+                      WHERE cid < $first AND embedding IS NOT NULL GROUP BY content_hash) AS old
+                WHERE chunks.cid >= $first AND chunks.content_hash = old.content_hash
+                """,
+                {"first": first_cid},
+            )
+            self._delete_entities(old_ids, before_cid=first_cid)
+            for w in batch:
+                n = w.note
+                carried = [created[i] for i in (n.entity_id, *w.replaces) if i in created]
+                self.con.execute(
+                    "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        n.entity_id,
+                        n.path,
+                        n.type,
+                        n.name,
+                        n.title,
+                        n.folder,
+                        json.dumps(n.frontmatter, ensure_ascii=False),
+                        list(n.aliases),
+                        w.state.size,
+                        w.state.mtime_ns,
+                        w.file_hash,
+                        w.chunk_size,
+                        w.chunk_overlap,
+                        min(carried) if carried else now,
+                        now,
+                    ],
+                )
+            tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
+            links = [
+                (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label)
+                for w in batch
+                for lk in w.note.links
+            ]
+            self._bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
+            self._bulk_insert(
+                "links",
+                {k: [lk[i] for lk in links] for i, k in enumerate(("e", "t", "r", "h", "l"))},
+            )
+
+    def delete_notes(self, entity_ids: Sequence[str]) -> None:
+        with self.transaction():
+            self._delete_entities(list(entity_ids))
+
+    def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
+        limit = before_cid if before_cid is not None else self._next_cid
+        params = {"ids": ids, "limit": limit}
+        self.con.execute(
+            """DELETE FROM postings WHERE cid IN (SELECT cid FROM chunks
+                            WHERE list_contains($ids, entity_id) AND cid < $limit)""",
+            params,
+        )
+        self.con.execute(
+            "DELETE FROM chunks WHERE list_contains($ids, entity_id) AND cid < $limit", params
+        )
+        for table in ("notes", "tags", "links"):
+            self.con.execute(f"DELETE FROM {table} WHERE list_contains(?, entity_id)", [ids])
+
+    def _insert_chunks(self, batch: Sequence[NoteWrite]) -> None:
+        cols: dict[str, list[Any]] = {
+            k: []
+            for k in (
+                "cid",
+                "chunk_id",
+                "entity_id",
+                "idx",
+                "heading",
+                "content",
+                "start",
+                "end",
+                "hash",
+                "n_terms",
+            )
+        }
+        post_term: list[int] = []
+        post_cid: list[int] = []
+        post_tf: list[int] = []
+        for w in batch:
+            for chunk, chash, terms, length in zip(
+                w.chunks, w.chunk_hashes, w.chunk_terms, w.chunk_lengths, strict=True
+            ):
+                cid = self._next_cid
+                self._next_cid += 1
+                for key, value in (
+                    ("cid", cid),
+                    ("chunk_id", f"{w.note.entity_id}_chunk_{chunk.index}"),
+                    ("entity_id", w.note.entity_id),
+                    ("idx", chunk.index),
+                    ("heading", chunk.heading),
+                    ("content", chunk.content),
+                    ("start", chunk.start),
+                    ("end", chunk.end),
+                    ("hash", chash),
+                    ("n_terms", length),
+                ):
+                    cols[key].append(value)
+                post_term.extend(terms.keys())
+                post_cid.extend([cid] * len(terms))
+                post_tf.extend(terms.values())
+        if cols["cid"]:
+            self._bulk_insert("chunks", cols, extra_null=1)
+        if post_term:
+            self._bulk_insert(
+                "postings",
+                {
+                    "term": np.asarray(post_term, dtype=np.int64),
+                    "cid": np.asarray(post_cid, dtype=np.int64),
+                    "tf": np.asarray(post_tf, dtype=np.int32),
+                },
+            )
+
+    def _bulk_insert(self, table: str, columns: dict[str, Any], extra_null: int = 0) -> None:
+        """Insert column arrays through a registered view: executemany is orders slower."""
+        arrays = {
+            k: v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object)
+            for k, v in columns.items()
+        }
+        if not len(next(iter(arrays.values()))):
+            return
+        self.con.register("_bulk", arrays)
+        try:
+            nulls = ", NULL" * extra_null
+            self.con.execute(f"INSERT INTO {table} SELECT *{nulls} FROM _bulk")
+        finally:
+            self.con.unregister("_bulk")
+
+    # -- embeddings -----------------------------------------------------------------------
+    def reset_embeddings_for_model(self, model_id: str) -> bool:
+        """Drop vectors made by another model. Returns True when any were dropped."""
+        previous = self.meta("embed_model")
+        if previous == model_id:
+            return False
+        with self.transaction():
+            if previous is not None:
+                self.con.execute("UPDATE chunks SET embedding = NULL")
+            self.set_meta("embed_model", model_id)
+        return previous is not None
+
+    def pending_embeddings(self, limit: int) -> list[tuple[int, str, str, str]]:
+        """(cid, title, heading, content) of chunks still waiting for a vector."""
+        rows = self.con.execute(
+            """
+            SELECT c.cid, n.title, c.heading, c.content FROM chunks c
+            JOIN notes n USING (entity_id) WHERE c.embedding IS NULL ORDER BY c.cid LIMIT ?
+            """,
+            [limit],
+        ).fetchall()
+        return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
+
+    def count_pending(self) -> int:
+        return int(self._scalar("SELECT count(*) FROM chunks WHERE embedding IS NULL"))
+
+    def set_embeddings(self, cids: Sequence[int], vectors: np.ndarray) -> None:
+        n = len(cids)
+        if n == 0:
+            return
+        flat = {
+            "r": np.repeat(np.asarray(cids, dtype=np.int64), EMBED_DIM),
+            "j": np.tile(np.arange(EMBED_DIM, dtype=np.int16), n),
+            "v": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
+        }
+        self.con.register("_vec", flat)
+        try:
+            with self.transaction():
+                self.con.execute(f"""
+                    UPDATE chunks SET embedding = s.e FROM (
+                        SELECT r, array_agg(v ORDER BY j)::FLOAT[{EMBED_DIM}] AS e
+                        FROM _vec GROUP BY r) AS s
+                    WHERE chunks.cid = s.r""")
+        finally:
+            self.con.unregister("_vec")
+
+    def load_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cids int64[n], vectors float32[n, 384]) of every embedded chunk."""
+        res = self.con.execute(
+            "SELECT cid, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
+        ).fetchnumpy()
+        cids = np.asarray(res["cid"], dtype=np.int64)
+        if not len(cids):
+            return cids, np.zeros((0, EMBED_DIM), dtype=np.float32)
+        return cids, np.stack(list(res["embedding"])).astype(np.float32, copy=False)
+
+    # -- search ---------------------------------------------------------------------------
+    def _filter_sql(self, filters: SearchFilters, params: dict[str, Any]) -> str:
+        clauses = []
+        if filters.type:
+            clauses.append("n.type = $f_type")
+            params["f_type"] = filters.type
+        if filters.folder:
+            clauses.append("(n.folder = $f_folder OR starts_with(n.folder, $f_folder || '/'))")
+            params["f_folder"] = filters.folder.strip("/")
+        if filters.tag:
+            clauses.append("""EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = n.entity_id
+                              AND (t.tag = $f_tag OR starts_with(t.tag, $f_tag || '/')))""")
+            params["f_tag"] = filters.tag.lstrip("#").lower()
+        if filters.entity_id:
+            clauses.append("n.entity_id = $f_entity")
+            params["f_entity"] = filters.entity_id
+        return " AND ".join(clauses) or "TRUE"
+
+    def filtered_cids(self, filters: SearchFilters) -> np.ndarray:
+        params: dict[str, Any] = {}
+        where = self._filter_sql(filters, params)
+        res = self.con.execute(
+            f"""SELECT c.cid FROM chunks c JOIN notes n USING (entity_id)
+                                   WHERE {where}""",
+            params,
+        ).fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64)
+
+    def bm25(
+        self, terms: list[int], k: int, filters: SearchFilters
+    ) -> list[tuple[int, float, float]]:
+        """Top-k chunks by BM25: (cid, raw score, score / the query's best possible score)."""
+        if not terms:
+            return []
+        params: dict[str, Any] = {"terms": terms, "k": k, "k1": BM25_K1, "b": BM25_B}
+        where = self._filter_sql(filters, params)
+        rows = self.con.execute(
+            f"""
+            WITH stats AS (SELECT count(*)::DOUBLE AS n, greatest(avg(n_terms), 1) AS avgdl
+                           FROM chunks),
+            p AS (SELECT term, cid, tf FROM postings WHERE list_contains($terms, term)),
+            df AS (SELECT term, count(*) AS df FROM p GROUP BY term),
+            idf AS (SELECT q.term, ln(1 + (stats.n - coalesce(df.df, 0) + 0.5)
+                                        / (coalesce(df.df, 0) + 0.5)) AS idf
+                    FROM (SELECT unnest($terms) AS term) q LEFT JOIN df USING (term), stats),
+            best AS (SELECT sum(idf) * ($k1 + 1) AS best FROM idf)
+            SELECT p.cid,
+                   sum(idf.idf * p.tf * ($k1 + 1)
+                       / (p.tf + $k1 * (1 - $b + $b * c.n_terms / stats.avgdl))) AS score,
+                   any_value(best.best) AS best
+            FROM p JOIN idf USING (term) JOIN chunks c ON c.cid = p.cid
+            JOIN notes n ON n.entity_id = c.entity_id, stats, best
+            WHERE {where}
+            GROUP BY p.cid ORDER BY score DESC, p.cid LIMIT $k""",
+            params,
+        ).fetchall()
+        return [(int(r[0]), float(r[1]), float(r[1]) / float(r[2]) if r[2] else 0.0) for r in rows]
+
+    def chunk_details(self, cids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        rows = self.con.execute(
+            """
+            SELECT c.cid, c.chunk_id, c.entity_id, c.chunk_index, c.heading, c.content,
+                   n.type, n.title, n.path, n.folder
+            FROM chunks c JOIN notes n USING (entity_id) WHERE list_contains(?, c.cid)
+            """,
+            [list(cids)],
+        ).fetchall()
+        keys = (
+            "cid",
+            "chunk_id",
+            "entity_id",
+            "chunk_index",
+            "heading",
+            "content",
+            "type",
+            "title",
+            "path",
+            "folder",
+        )
+        return {int(r[0]): dict(zip(keys, r, strict=True)) for r in rows}
+
+    def stats(self) -> dict[str, Any]:
+        row = self.con.execute("""
+            SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks),
+                   (SELECT count(*) FROM chunks WHERE embedding IS NOT NULL),
+                   (SELECT count(*) FROM links), (SELECT count(DISTINCT tag) FROM tags),
+                   (SELECT count(*) FROM postings)""").fetchone()
+        assert row is not None
+        types = self.con.execute(
+            "SELECT type, count(*) FROM notes GROUP BY type ORDER BY 2 DESC, 1"
+        ).fetchall()
+        return {
+            "notes": row[0],
+            "chunks": row[1],
+            "embedded": row[2],
+            "links": row[3],
+            "tags": row[4],
+            "postings": row[5],
+            "types": dict(types),
+            "embed_model": self.meta("embed_model"),
+            "schema_version": SCHEMA_VERSION,
+            "db_bytes": self.path.stat().st_size if self.path.exists() else 0,
+        }

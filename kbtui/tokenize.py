@@ -1,0 +1,203 @@
+"""Text -> BM25 terms, shared by indexing and querying so both sides always agree.
+
+Lower-case, NFKC, accents folded (café = cafe), English stop words dropped, Snowball-stemmed;
+`snake_case` splits into words; Chinese and Japanese (no spaces) become overlapping character
+bigrams. Terms are stored as signed 64-bit hashes: no term dictionary to keep in sync.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+
+from py_rust_stemmers import SnowballStemmer
+
+_WORD_RE = re.compile(r"[^\W_]+")
+_CJK_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> SnowballStemmer:
+    return SnowballStemmer("english")
+
+
+def tokenize(text: str) -> list[str]:
+    """The terms of a text, in order (duplicates kept: term frequency matters)."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    words: list[str] = []
+    for run in _WORD_RE.findall(text):
+        for i, part in enumerate(_CJK_RE.split(run)):
+            if not part:
+                continue
+            if i % 2 == 1:  # a CJK segment
+                words.extend(
+                    [part] if len(part) == 1 else [part[j : j + 2] for j in range(len(part) - 1)]
+                )
+                continue
+            folded = _fold(part)
+            if folded not in STOP_WORDS:
+                words.append(folded)
+    latin = [i for i, w in enumerate(words) if w.isascii() and w.isalpha()]
+    if latin:
+        stems = _stemmer().stem_words([words[i] for i in latin])
+        for i, stem in zip(latin, stems, strict=True):
+            words[i] = stem
+    return words
+
+
+def term_id(term: str) -> int:
+    return int.from_bytes(
+        hashlib.blake2b(term.encode(), digest_size=8).digest(), "little", signed=True
+    )
+
+
+def term_counts(text: str) -> tuple[Counter[int], int]:
+    """{term id: frequency} and the text's length in terms."""
+    terms = tokenize(text)
+    return Counter(term_id(t) for t in terms), len(terms)
+
+
+def query_terms(text: str) -> list[int]:
+    """Distinct term ids of a query, in first-seen order."""
+    return list(dict.fromkeys(term_id(t) for t in tokenize(text)))
+
+
+def _fold(word: str) -> str:
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return folded or word

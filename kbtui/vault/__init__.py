@@ -1,0 +1,1 @@
+"""Reading the vault: decoding, parsing, chunking and scanning. Never writes a note."""

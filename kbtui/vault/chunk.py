@@ -1,0 +1,94 @@
+"""Heading-aware chunking with character size and overlap.
+
+Sections (text under a heading) are the unit: small consecutive sections are packed into one
+chunk up to `size` characters; a long section is cut into windows of at most `size`
+characters that end on a paragraph, line, sentence or word boundary when one lies in the
+window's second half, each overlapping the previous window by about `overlap` characters.
+Chunks carry their body offsets, so the note can be reassembled exactly without the overlap.
+"""
+
+from __future__ import annotations
+
+from kbtui.models import Chunk
+
+_BOUNDARIES = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
+
+
+def chunk_body(
+    body: str,
+    sections: tuple[tuple[int, str], ...] | list[tuple[int, str]],
+    size: int = 500,
+    overlap: int = 50,
+) -> list[Chunk]:
+    if size < 1 or not 0 <= overlap < size:
+        raise ValueError("chunk_size must be >= 1 and 0 <= chunk_overlap < chunk_size")
+    starts = [s for s in sections if 0 <= s[0] < len(body)] or [(0, "")]
+    if starts[0][0] != 0:
+        starts.insert(0, (0, ""))
+    spans = [
+        (start, starts[i + 1][0] if i + 1 < len(starts) else len(body), heading)
+        for i, (start, heading) in enumerate(starts)
+    ]
+    chunks: list[Chunk] = []
+    for start, end, heading in _pack(spans, size):
+        for s, e in _windows(body, start, end, size, overlap):
+            if body[s:e].strip():
+                chunks.append(
+                    Chunk(index=len(chunks), content=body[s:e], start=s, end=e, heading=heading)
+                )
+    return chunks
+
+
+def reassemble(chunks: list[tuple[int, int, str]]) -> str:
+    """(start, end, content) in order -> the original text, overlap removed."""
+    out: list[str] = []
+    pos = 0
+    for start, end, content in chunks:
+        if start < pos:
+            content = content[pos - start :]
+        elif start > pos and out:
+            out.append("\n\n")  # a whitespace-only stretch that had no chunk
+        out.append(content)
+        pos = max(pos, end)
+    return "".join(out)
+
+
+def _pack(spans: list[tuple[int, int, str]], size: int) -> list[tuple[int, int, str]]:
+    packed: list[tuple[int, int, str]] = []
+    for start, end, heading in spans:
+        if packed and end - packed[-1][0] <= size:
+            prev_start, _, prev_heading = packed[-1]
+            packed[-1] = (prev_start, end, prev_heading or heading)
+        else:
+            packed.append((start, end, heading))
+    return packed
+
+
+def _windows(body: str, start: int, end: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    s = start
+    while s < end:
+        e = min(s + size, end)
+        if e < end:
+            e = _snap_end(body, s, e, size)
+        windows.append((s, e))
+        if e >= end:
+            break
+        nxt = e - overlap
+        if overlap:
+            space = body.find(" ", nxt, e)
+            newline = body.find("\n", nxt, e)
+            cut = min((p for p in (space, newline) if p >= 0), default=-1)
+            if cut >= 0 and cut + 1 < e:
+                nxt = cut + 1
+        s = max(nxt, s + 1)
+    return windows
+
+
+def _snap_end(body: str, s: int, e: int, size: int) -> int:
+    floor = s + size // 2
+    for mark in _BOUNDARIES:
+        pos = body.rfind(mark, floor, e)
+        if pos >= 0:
+            return pos + len(mark)
+    return e

@@ -1,0 +1,303 @@
+"""Parse one note: frontmatter (python-frontmatter), structure (markdown-it-py), entity id.
+
+Links, tags and headings come from markdown-it's token stream, not regexes over raw text, so
+`[[...]]` inside code blocks and code spans is never a link and `#x` in code is never a tag.
+
+Entity id rule (documented in README):
+- frontmatter `id` when it matches ``^[a-z_]+:[a-z0-9_]+$``;
+- else ``{type}:{name}`` where type is the frontmatter `type`, else the singular of the
+  top-level folder (people -> person, projects -> project), else ``note``; and name is the
+  file name without extension, lower-cased, accents folded, other characters as ``_``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from kbtui.models import Link, ParsedNote
+
+ID_RE = re.compile(r"^[a-z_]+:[a-z0-9_]+$")
+MAX_ID_LEN = 100
+WIKILINK_RE = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+TAG_RE = re.compile(r"(?<![\w#&/])#([\w/-]+)")
+# Frontmatter keys whose plain-string values are entity references even without [[ ]].
+RELATION_KEYS = frozenset(
+    {
+        "works_on",
+        "owns",
+        "owner",
+        "depends_on",
+        "related_to",
+        "member_of",
+        "uses",
+        "created",
+        "modified",
+        "references",
+        "blocks",
+        "contradicts",
+        "attendees",
+    }
+)
+_IRREGULAR_SINGULAR = {
+    "people": "person",
+    "orgs": "organization",
+    "organizations": "organization",
+    "tech": "technology",
+    "daily": "daily",
+    "news": "news",
+}
+
+
+class NoteError(ValueError):
+    """A note that cannot be indexed; the message is the reason shown to the user."""
+
+
+def parse_note(path: str, text: str) -> ParsedNote:
+    """Parse decoded text of the vault-relative `path`. Raises NoteError for broken notes."""
+    meta, body = _split_frontmatter(text)
+    warnings: list[str] = []
+    tokens = _markdown().parse(body)
+    body_links, inline_tags, sections = _walk_tokens(tokens, body)
+    entity_type, name = derive_type_and_name(path, meta)
+    raw_id = meta.get("id")
+    if isinstance(raw_id, str) and ID_RE.match(raw_id) and len(raw_id) <= MAX_ID_LEN:
+        entity_id = raw_id
+        entity_type = raw_id.split(":", 1)[0]
+    else:
+        if raw_id is not None:
+            warnings.append(f"frontmatter id {raw_id!r} is not of the form type:name; derived one")
+        entity_id = f"{entity_type}:{name}"
+    title = _first_str(meta.get("title")) or path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    aliases = _strings(meta.get("aliases")) + _strings(meta.get("alias"))
+    fm_tags = [t.lstrip("#") for key in ("tags", "tag") for t in _strings(meta.get(key), r"[,\s]+")]
+    tags = _unique([t.lower() for t in fm_tags + inline_tags if t])
+    links = _frontmatter_links(meta) + body_links
+    return ParsedNote(
+        path=path,
+        entity_id=entity_id,
+        type=entity_type,
+        name=entity_id.split(":", 1)[1],
+        title=title,
+        body=body,
+        frontmatter=json_safe(meta),
+        aliases=tuple(_unique(aliases)),
+        tags=tuple(tags),
+        links=tuple(links),
+        sections=tuple(sections),
+        warnings=tuple(warnings),
+    )
+
+
+def derive_type_and_name(path: str, meta: dict[str, Any]) -> tuple[str, str]:
+    parts = path.split("/")
+    declared = _first_str(meta.get("type"))
+    entity_type = slug(declared) if declared else ""
+    if not entity_type and len(parts) > 1:
+        entity_type = singular(slug(parts[0]))
+    entity_type = re.sub(r"[^a-z_]", "", entity_type) or "note"
+    stem = parts[-1].rsplit(".", 1)[0]
+    name = slug(stem)
+    if not name:  # e.g. a file name in a script with no Latin letters
+        name = "n" + hashlib.sha1(stem.encode()).hexdigest()[:10]
+    budget = MAX_ID_LEN - len(entity_type) - 1
+    if len(name) > budget:
+        name = name[: budget - 9] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
+    return entity_type, name
+
+
+def slug(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", folded.lower()).strip("_")
+
+
+def singular(word: str) -> str:
+    if word in _IRREGULAR_SINGULAR:
+        return _IRREGULAR_SINGULAR[word]
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def split_wikilink(inner: str) -> tuple[str, str, str]:
+    """'target#heading|label' -> (target, heading, label)."""
+    target, _, label = inner.partition("|")
+    target, _, heading = target.partition("#")
+    return target.strip(), heading.strip(), label.strip()
+
+
+def json_safe(value: Any) -> Any:
+    """Frontmatter as JSON-compatible values (YAML gives dates, sets, nested lists)."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [json_safe(v) for v in value]
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def _split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    handler = YAMLHandler()
+    if not handler.detect(text):
+        return {}, text.strip()
+    try:
+        raw_fm, body = handler.split(text)
+    except ValueError:  # an opening '---' with no closing one: it is just a horizontal rule
+        return {}, text.strip()
+    try:
+        meta = yaml.load(raw_fm, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise NoteError(f"invalid YAML frontmatter{where}: {problem}") from exc
+    except RecursionError as exc:
+        raise NoteError("invalid YAML frontmatter: nested too deeply") from exc
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise NoteError(f"frontmatter is a {type(meta).__name__}, not a mapping of fields")
+    return meta, body.strip()
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    embed = src.startswith("![[", pos)
+    if not embed and not src.startswith("[[", pos):
+        return False
+    start = pos + (3 if embed else 2)
+    end = src.find("]]", start)
+    if end < 0:
+        return False
+    inner = src[start:end]
+    if not inner.strip() or "\n" in inner or "[" in inner:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = inner
+        token.meta = {"embed": embed}
+    state.pos = end + 2
+    return True
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    return md
+
+
+def _walk_tokens(
+    tokens: list[Token], body: str
+) -> tuple[list[Link], list[str], list[tuple[int, str]]]:
+    line_starts = [0]
+    for i, ch in enumerate(body):
+        if ch == "\n":
+            line_starts.append(i + 1)
+    links: list[Link] = []
+    tags: list[str] = []
+    sections: list[tuple[int, str]] = [(0, "")]
+    stack: list[tuple[int, str]] = []  # (level, heading text)
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map is not None and i + 1 < len(tokens):
+            level = int(tok.tag[1:])
+            text = _plain(tokens[i + 1])
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, text))
+            offset = line_starts[min(tok.map[0], len(line_starts) - 1)]
+            path = " > ".join(h for _, h in stack)
+            if offset == sections[-1][0]:
+                sections[-1] = (offset, path)
+            else:
+                sections.append((offset, path))
+        if tok.type != "inline" or not tok.children:
+            continue
+        for child in tok.children:
+            if child.type == "wikilink":
+                target, heading, label = split_wikilink(child.content)
+                if target:
+                    rel = "embeds" if child.meta.get("embed") else "references"
+                    links.append(Link(target=target, rel=rel, heading=heading, label=label))
+            elif child.type == "text":
+                tags.extend(t for t in TAG_RE.findall(child.content) if _is_tag(t))
+    return links, tags, sections
+
+
+def _plain(inline: Token) -> str:
+    if not inline.children:
+        return inline.content.strip()
+    parts = []
+    for child in inline.children:
+        if child.type == "wikilink":
+            target, _, label = split_wikilink(child.content)
+            parts.append(label or target)
+        elif child.content:
+            parts.append(child.content)
+    return "".join(parts).strip()
+
+
+def _is_tag(tag: str) -> bool:
+    return bool(re.search(r"[^\d/_-]", tag))
+
+
+def _frontmatter_links(meta: dict[str, Any]) -> list[Link]:
+    links: list[Link] = []
+    for key, value in meta.items():
+        rel = slug(str(key))
+        if rel in {"id", "type", "title", "aliases", "alias", "tags", "tag"}:
+            continue
+        for item, nested in _items(value):
+            found = WIKILINK_RE.findall(item)
+            # Unquoted [[x]] in YAML parses as a nested list; relation keys may hold bare names.
+            if not found and (nested or rel in RELATION_KEYS) and item.strip():
+                found = [item]
+            for inner in found:
+                target, heading, label = split_wikilink(inner)
+                if target:
+                    links.append(Link(target=target, rel=rel, heading=heading, label=label))
+    return links
+
+
+def _items(value: Any, depth: int = 0) -> list[tuple[str, bool]]:
+    """Every string in a frontmatter value, with whether it sat in a list inside a list."""
+    if isinstance(value, str):
+        return [(value, depth >= 2)]
+    if isinstance(value, list | tuple):
+        return [item for v in value for item in _items(v, depth + 1)]
+    return []
+
+
+def _strings(value: Any, split: str | None = None) -> list[str]:
+    """A frontmatter field that may be a string or a list, as a list of non-empty strings."""
+    items = [s for s, _ in _items(value)]
+    if split is not None:
+        items = [part for s in items for part in re.split(split, s)]
+    return [s.strip() for s in items if s.strip()]
+
+
+def _first_str(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return value[0].strip()
+    return ""
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,64 @@
+"""Find the vault's notes with one stat each; reading happens only for changed files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kbtui.models import FileState, Skipped
+
+IGNORED_DIRS = frozenset({".obsidian", ".git", ".trash", ".kbtui", "node_modules", "__pycache__"})
+NOTE_SUFFIXES = (".md", ".markdown")
+
+
+def is_ignored(rel_path: str) -> bool:
+    """True for paths the index never holds: hidden or tool folders, non-markdown files."""
+    parts = rel_path.split("/")
+    if any(p.startswith(".") or p in IGNORED_DIRS for p in parts):
+        return True
+    return not parts[-1].lower().endswith(NOTE_SUFFIXES)
+
+
+def scan_vault(
+    vault: Path, index_dir: Path | None = None
+) -> tuple[dict[str, FileState], list[Skipped]]:
+    """Return {relative posix path: FileState} of every note, plus unreadable entries.
+
+    Folder symlinks are not followed (no loops, no escaping the vault); file symlinks are.
+    """
+    found: dict[str, FileState] = {}
+    problems: list[Skipped] = []
+    skip_dir = index_dir.resolve() if index_dir else None
+    stack = [vault]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            problems.append(Skipped(_rel(vault, folder), f"cannot list folder: {exc.strerror}"))
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in IGNORED_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if skip_dir is None or Path(entry.path).resolve() != skip_dir:
+                        stack.append(Path(entry.path))
+                    continue
+                if not entry.name.lower().endswith(NOTE_SUFFIXES):
+                    continue
+                st = entry.stat(follow_symlinks=True)
+            except OSError as exc:
+                problems.append(
+                    Skipped(_rel(vault, Path(entry.path)), f"cannot stat: {exc.strerror or exc}")
+                )
+                continue
+            if entry.is_dir(follow_symlinks=True):
+                continue  # a symlink to a folder named like a note
+            rel = _rel(vault, Path(entry.path))
+            found[rel] = FileState(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return found, problems
+
+
+def _rel(vault: Path, path: Path) -> str:
+    return path.relative_to(vault).as_posix()
