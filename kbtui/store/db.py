@@ -19,6 +19,33 @@ import numpy as np
 from kbtui.models import EMBED_DIM, NoteWrite, SearchFilters
 
 SCHEMA_VERSION = 1
+NOTE_COLUMNS = (
+    "entity_id",
+    "path",
+    "type",
+    "name",
+    "title",
+    "folder",
+    "frontmatter",
+    "aliases",
+    "size",
+    "mtime_ns",
+    "file_hash",
+    "chunk_size",
+    "chunk_overlap",
+    "created_at",
+    "indexed_at",
+)
+NOTE_SELECT = ", ".join(
+    "frontmatter::JSON"
+    if c == "frontmatter"
+    else "from_json(aliases, '[\"VARCHAR\"]')"
+    if c == "aliases"
+    else f"{c}::TIMESTAMP"
+    if c.endswith("_at")
+    else c
+    for c in NOTE_COLUMNS
+)
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -48,6 +75,14 @@ def _extension_path(name: str) -> Path:
             f"install duckdb-extension-{name}=={duckdb.__version__}"
         )
     return path
+
+
+def _column(values: list[Any]) -> np.ndarray:
+    """A typed numpy column. Never dtype=object: DuckDB then tries `import pandas` once per
+    element, which made bulk inserts ~50x slower when pandas is not installed."""
+    if values and all(isinstance(v, int) for v in values):
+        return np.asarray(values, dtype=np.int64)
+    return np.asarray(values, dtype=np.str_)
 
 
 class Store:
@@ -153,29 +188,30 @@ class Store:
                 {"first": first_cid},
             )
             self._delete_entities(old_ids, before_cid=first_cid)
+            rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}
             for w in batch:
                 n = w.note
                 carried = [created[i] for i in (n.entity_id, *w.replaces) if i in created]
-                self.con.execute(
-                    "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        n.entity_id,
-                        n.path,
-                        n.type,
-                        n.name,
-                        n.title,
-                        n.folder,
-                        json.dumps(n.frontmatter, ensure_ascii=False),
-                        list(n.aliases),
-                        w.state.size,
-                        w.state.mtime_ns,
-                        w.file_hash,
-                        w.chunk_size,
-                        w.chunk_overlap,
-                        min(carried) if carried else now,
-                        now,
-                    ],
+                values = (
+                    n.entity_id,
+                    n.path,
+                    n.type,
+                    n.name,
+                    n.title,
+                    n.folder,
+                    json.dumps(n.frontmatter, ensure_ascii=False),
+                    json.dumps(list(n.aliases), ensure_ascii=False),
+                    w.state.size,
+                    w.state.mtime_ns,
+                    w.file_hash,
+                    w.chunk_size,
+                    w.chunk_overlap,
+                    (min(carried) if carried else now).isoformat(),
+                    now.isoformat(),
                 )
+                for key, value in zip(NOTE_COLUMNS, values, strict=True):
+                    rows[key].append(value)
+            self._bulk_insert("notes", rows, select=NOTE_SELECT)
             tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
             links = [
                 (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label)
@@ -259,18 +295,17 @@ class Store:
                 },
             )
 
-    def _bulk_insert(self, table: str, columns: dict[str, Any], extra_null: int = 0) -> None:
+    def _bulk_insert(
+        self, table: str, columns: dict[str, Any], extra_null: int = 0, select: str = "*"
+    ) -> None:
         """Insert column arrays through a registered view: executemany is orders slower."""
-        arrays = {
-            k: v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object)
-            for k, v in columns.items()
-        }
+        arrays = {k: v if isinstance(v, np.ndarray) else _column(v) for k, v in columns.items()}
         if not len(next(iter(arrays.values()))):
             return
         self.con.register("_bulk", arrays)
         try:
             nulls = ", NULL" * extra_null
-            self.con.execute(f"INSERT INTO {table} SELECT *{nulls} FROM _bulk")
+            self.con.execute(f"INSERT INTO {table} SELECT {select}{nulls} FROM _bulk")
         finally:
             self.con.unregister("_bulk")
 

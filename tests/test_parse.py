@@ -1,0 +1,106 @@
+import pytest
+
+from kbtui.models import Link
+from kbtui.vault.parse import NoteError, parse_note
+
+
+def test_frontmatter_id_type_title_aliases_tags() -> None:
+    note = parse_note(
+        "people/andrei.md",
+        "---\nid: person:andrei_clodius\ntitle: Andrei Clodius\naliases: [Andrei]\n"
+        "tags: [people, '#mobile']\n---\n# Andrei\n\nHello #design and #ml/vision.\n",
+    )
+    assert note.entity_id == "person:andrei_clodius"
+    assert (note.type, note.name, note.title) == ("person", "andrei_clodius", "Andrei Clodius")
+    assert note.aliases == ("Andrei",)
+    assert note.tags == ("people", "mobile", "design", "ml/vision")
+
+
+@pytest.mark.parametrize(
+    ("path", "meta", "expected"),
+    [
+        ("people/Jane Doe.md", "", "person:jane_doe"),
+        ("projects/Big Thing.md", "", "project:big_thing"),
+        ("tech/Rust.md", "type: technology\n", "technology:rust"),
+        ("Inbox.md", "", "note:inbox"),
+        ("concepts/Café des idées.md", "", "concept:cafe_des_idees"),
+        ("x/y.md", "id: Not Valid\n", "x:y"),
+    ],
+)
+def test_derived_ids(path: str, meta: str, expected: str) -> None:
+    text = f"---\n{meta}---\nbody\n" if meta else "body\n"
+    assert parse_note(path, text).entity_id == expected
+
+
+def test_file_name_without_latin_letters_gets_a_stable_hashed_name() -> None:
+    a = parse_note("daily/会议.md", "x").entity_id
+    assert a == parse_note("daily/会议.md", "y").entity_id
+    assert a.startswith("daily:n") and a != parse_note("daily/东京.md", "x").entity_id
+
+
+def test_invalid_yaml_is_a_note_error_with_the_line() -> None:
+    with pytest.raises(NoteError, match=r"invalid YAML frontmatter \(frontmatter line \d+\)"):
+        parse_note("t.md", "---\ncreated: {{date}}\ntags: [unclosed\n---\nbody\n")
+
+
+def test_frontmatter_that_is_not_a_mapping() -> None:
+    with pytest.raises(NoteError, match="not a mapping"):
+        parse_note("t.md", "---\n- a\n- b\n---\nbody\n")
+
+
+def test_every_wikilink_form() -> None:
+    note = parse_note(
+        "a.md",
+        "See [[note]], [[note two|Label]], [[note#Heading]] and ![[embed]].\n"
+        "Self link [[#Only heading]] is not a link to another note.\n",
+    )
+    assert note.links == (
+        Link("note", "references"),
+        Link("note two", "references", label="Label"),
+        Link("note", "references", heading="Heading"),
+        Link("embed", "embeds"),
+    )
+
+
+def test_code_is_never_a_link_or_a_tag() -> None:
+    text = (
+        "Use `[[Feature #123]]` and `#not-a-tag` inline.\n\n"
+        "```bash\nif [[ -z \"$x\" ]]; then grep '[[:space:]]' f; fi # [[not_a_link]] #nope\n```\n\n"
+        "    [[indented_code]]\n\n"
+        "Real [[link]] and #real-tag, but not C# or page#anchor or #123.\n"
+    )
+    note = parse_note("a.md", text)
+    assert [lk.target for lk in note.links] == ["link"]
+    assert note.tags == ("real-tag",)
+
+
+def test_frontmatter_relations_quoted_unquoted_and_bare() -> None:
+    note = parse_note(
+        "people/p.md",
+        "---\nworks_on: [\"[[vector_watch_project]]\"]\nuses: [[Figma]]\n"
+        "member_of: Vector Studio\nsource_url: https://example.com/x\n"
+        "related_to: \"[[crdt|CRDTs]]\"\n---\nbody\n",
+    )
+    assert set(note.links) == {
+        Link("vector_watch_project", "works_on"),
+        Link("Figma", "uses"),
+        Link("Vector Studio", "member_of"),
+        Link("crdt", "related_to", label="CRDTs"),
+    }
+
+
+def test_frontmatter_dates_become_json_safe() -> None:
+    note = parse_note("d.md", "---\ndate: 2026-03-14\nwhen: 2026-03-14 10:30:00\n---\nx\n")
+    assert note.frontmatter == {"date": "2026-03-14", "when": "2026-03-14T10:30:00"}
+
+
+def test_heading_sections_carry_their_path() -> None:
+    body = "intro\n\n# Top\n\ntext\n\n## Sub\n\nmore\n\n# Other\n\nend\n"
+    note = parse_note("h.md", body)
+    assert [h for _, h in note.sections] == ["", "Top", "Top > Sub", "Other"]
+    assert all(note.body[off:].startswith(("intro", "#")) for off, _ in note.sections)
+
+
+def test_deeply_nested_list_does_not_crash() -> None:
+    text = "".join("  " * i + "- item\n" for i in range(2000))
+    assert parse_note("deep.md", text).entity_id == "note:deep"
