@@ -53,8 +53,9 @@ def real_embedder() -> FastEmbedder:
 
 
 @pytest.fixture(scope="session")
-def indexed_example(tmp_path_factory: pytest.TempPathFactory,
-                    real_embedder: FastEmbedder) -> Settings:
+def indexed_example(
+    tmp_path_factory: pytest.TempPathFactory, real_embedder: FastEmbedder
+) -> Settings:
     """vault_example indexed once with the real model; treat as read-only."""
     vault = copy_vault(tmp_path_factory.mktemp("indexed") / "vault")
     settings = Settings.for_vault(vault)

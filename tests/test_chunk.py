@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 
 from kbtui.vault.chunk import chunk_body, reassemble
@@ -22,7 +24,7 @@ def test_chunks_fit_the_size_and_reassemble_exactly(size: int, overlap: int) -> 
 
 def test_consecutive_chunks_overlap_by_about_the_overlap() -> None:
     chunks = chunk_body(LONG, [(0, "")], 500, 50)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         shared = a.end - b.start
         assert 0 < shared <= 50
 

@@ -14,7 +14,7 @@ from kbtui.services.search import SearchService
 from kbtui.store import Store
 
 
-def run(settings: Settings, store: Store, embedder: HashEmbedder, embed: bool = True):  # type: ignore[no-untyped-def]
+def run(settings: Settings, store: Store, embedder: HashEmbedder, embed: bool = True):
     return Indexer(settings, store, embedder).run(embed=embed)
 
 
@@ -25,7 +25,7 @@ def chunk_ids(store: Store, entity_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def test_first_index_reports_every_note_and_skips_broken_ones(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_first_index_reports_every_note_and_skips_broken_ones(settings, store, hash_embedder):
     report = run(settings, store, hash_embedder)
     md_files = [p for p in settings.vault.rglob("*.md") if ".obsidian" not in p.parts]
     skipped = {s.path: s.reason for s in report.skipped}
@@ -43,7 +43,7 @@ def test_first_index_reports_every_note_and_skips_broken_ones(settings, store, h
     assert chunk_ids(store, "person:andrei_clodius")[0] == "person:andrei_clodius_chunk_0"
 
 
-def test_second_pass_on_unchanged_vault_reads_and_embeds_nothing(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_second_pass_on_unchanged_vault_reads_and_embeds_nothing(settings, store, hash_embedder):
     first = run(settings, store, hash_embedder)
     second = run(settings, store, hash_embedder)
     assert second.new == second.changed == second.deleted == []
@@ -51,7 +51,7 @@ def test_second_pass_on_unchanged_vault_reads_and_embeds_nothing(settings, store
     assert second.chunks_embedded == 0
 
 
-def test_touch_without_change_is_not_reparsed(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_touch_without_change_is_not_reparsed(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     path = settings.vault / "people/andrei_clodius.md"
     os.utime(path, ns=(1, 1))
@@ -59,7 +59,7 @@ def test_touch_without_change_is_not_reparsed(settings, store, hash_embedder):  
     assert report.changed == [] and report.chunks_embedded == 0
 
 
-def test_editing_one_note_reembeds_only_its_changed_chunks(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_editing_one_note_reembeds_only_its_changed_chunks(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     path = settings.vault / "people/andrei_clodius.md"
     before = len(chunk_ids(store, "person:andrei_clodius"))
@@ -73,7 +73,7 @@ def test_editing_one_note_reembeds_only_its_changed_chunks(settings, store, hash
     assert hits[0].id == "person:andrei_clodius"
 
 
-def test_keyword_search_sees_a_change_before_vectors_exist(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_keyword_search_sees_a_change_before_vectors_exist(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     (settings.vault / "inbox.md").write_text("# Zanzibar\n\nA trip to Zanzibar in June.\n")
     run(settings, store, hash_embedder, embed=False)
@@ -82,7 +82,7 @@ def test_keyword_search_sees_a_change_before_vectors_exist(settings, store, hash
     assert hits[0].id == "note:inbox"
 
 
-def test_deleting_a_note_removes_it_everywhere(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_deleting_a_note_removes_it_everywhere(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     (settings.vault / "tech/sqlite.md").unlink()
     report = run(settings, store, hash_embedder)
@@ -101,7 +101,7 @@ def test_deleting_a_note_removes_it_everywhere(settings, store, hash_embedder): 
     }
 
 
-def test_renaming_a_note_keeps_its_entity_and_vectors(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_renaming_a_note_keeps_its_entity_and_vectors(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     created = store.con.execute(
         "SELECT created_at FROM notes WHERE entity_id = 'person:andrei_clodius'"
@@ -119,7 +119,7 @@ def test_renaming_a_note_keeps_its_entity_and_vectors(settings, store, hash_embe
     assert row == ("people/team/Andrei C.md", created[0])
 
 
-def test_renaming_a_note_without_id_moves_its_state_to_the_new_id(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_renaming_a_note_without_id_moves_its_state_to_the_new_id(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     shutil.move(settings.vault / "tech/Rust.md", settings.vault / "tech/Rust lang.md")
     report = run(settings, store, hash_embedder)
@@ -129,7 +129,7 @@ def test_renaming_a_note_without_id_moves_its_state_to_the_new_id(settings, stor
     assert report.chunks_embedded == 0
 
 
-def test_two_notes_with_one_id_are_both_indexed(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_two_notes_with_one_id_are_both_indexed(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     text = (settings.vault / "tech/sqlite.md").read_text().replace("SQLite", "SQLite copy")
     (settings.vault / "tech/sqlite_copy.md").write_text(text)
@@ -140,7 +140,7 @@ def test_two_notes_with_one_id_are_both_indexed(settings, store, hash_embedder):
     assert any(i.startswith("technology:sqlite_") for i in ids)
 
 
-def test_a_note_that_breaks_is_reported_and_dropped_then_returns(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_a_note_that_breaks_is_reported_and_dropped_then_returns(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     path = settings.vault / "tech/figma.md"
     good = path.read_bytes()
@@ -153,7 +153,7 @@ def test_a_note_that_breaks_is_reported_and_dropped_then_returns(settings, store
     assert report.new == ["tech/figma.md"] and chunk_ids(store, "technology:figma")
 
 
-def test_hidden_folders_index_folder_and_other_files_are_ignored(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_hidden_folders_index_folder_and_other_files_are_ignored(settings, store, hash_embedder):
     for rel in (".obsidian/x.md", ".trash/old.md", ".git/y.md", "a/.hidden.md", "notes.txt"):
         p = settings.vault / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +162,7 @@ def test_hidden_folders_index_folder_and_other_files_are_ignored(settings, store
     assert not [p for p in report.new if "hidden" in p or p.startswith(".") or p.endswith(".txt")]
 
 
-def test_symlink_loop_and_unreadable_file_do_not_stop_indexing(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_symlink_loop_and_unreadable_file_do_not_stop_indexing(settings, store, hash_embedder):
     (settings.vault / "loop").symlink_to(settings.vault, target_is_directory=True)
     locked = settings.vault / "locked.md"
     locked.write_text("secret")
@@ -173,14 +173,15 @@ def test_symlink_loop_and_unreadable_file_do_not_stop_indexing(settings, store, 
     assert len(report.new) > 50
 
 
-def test_filters_by_type_tag_and_folder(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_filters_by_type_tag_and_folder(settings, store, hash_embedder):
     run(settings, store, hash_embedder)
     svc = SearchService(store, hash_embedder)
     people = svc.search("design", 10, SearchFilters(type="person"))
     assert people and all(r.type == "person" for r in people)
     ml = svc.search("models", 10, SearchFilters(tag="ml"))
     tagged = {
-        r[0] for r in store.con.execute(
+        r[0]
+        for r in store.con.execute(
             "SELECT entity_id FROM tags WHERE tag = 'ml' OR tag LIKE 'ml/%'"
         ).fetchall()
     }
@@ -189,7 +190,7 @@ def test_filters_by_type_tag_and_folder(settings, store, hash_embedder):  # type
     assert meetings and all(r.metadata["file_path"].startswith("meetings/2026/") for r in meetings)
 
 
-def test_a_new_model_reembeds_everything(settings, store, hash_embedder):  # type: ignore[no-untyped-def]
+def test_a_new_model_reembeds_everything(settings, store, hash_embedder):
     first = run(settings, store, hash_embedder)
 
     class OtherModel(HashEmbedder):
@@ -199,7 +200,9 @@ def test_a_new_model_reembeds_everything(settings, store, hash_embedder):  # typ
     assert report.chunks_embedded == first.chunks_embedded
 
 
-def test_deleting_the_index_and_reindexing_gives_the_same_index(settings, hash_embedder, tmp_path: Path):  # type: ignore[no-untyped-def]
+def test_deleting_the_index_and_reindexing_gives_the_same_index(
+    settings, hash_embedder, tmp_path: Path
+):
     def snapshot(s: Store) -> list[tuple[object, ...]]:
         return s.con.execute(
             "SELECT chunk_id, content, content_hash, embedding FROM chunks ORDER BY chunk_id"

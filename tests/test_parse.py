@@ -77,9 +77,9 @@ def test_code_is_never_a_link_or_a_tag() -> None:
 def test_frontmatter_relations_quoted_unquoted_and_bare() -> None:
     note = parse_note(
         "people/p.md",
-        "---\nworks_on: [\"[[vector_watch_project]]\"]\nuses: [[Figma]]\n"
+        '---\nworks_on: ["[[vector_watch_project]]"]\nuses: [[Figma]]\n'
         "member_of: Vector Studio\nsource_url: https://example.com/x\n"
-        "related_to: \"[[crdt|CRDTs]]\"\n---\nbody\n",
+        'related_to: "[[crdt|CRDTs]]"\n---\nbody\n',
     )
     assert set(note.links) == {
         Link("vector_watch_project", "works_on"),

@@ -20,6 +20,7 @@ from kbtui.tokenize import term_counts
 from kbtui.vault.chunk import chunk_body
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import NoteError, parse_note
+from kbtui.vault.plain import plain_text
 from kbtui.vault.scan import scan_vault
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -29,9 +30,23 @@ MAX_NOTE_BYTES = 10 * 1024 * 1024
 
 
 def embed_text(title: str, heading: str, content: str) -> str:
-    """What the model sees for a chunk: its note's title and heading path give it context."""
-    context = f"{title} > {heading}" if heading and heading != title else title
-    return f"{context}\n{content.strip()}"
+    """What the model sees for a chunk: title and heading path for context, then plain prose.
+
+    Code blocks are left out unless the chunk is nothing but code.
+    """
+    path = [h for h in heading.split(" > ") if h] if heading else []
+    if path and path[0] == title:
+        path = path[1:]
+    context = " > ".join([title, *path])
+    prose = plain_text(content)
+    if len(prose) < 40:
+        prose = plain_text(content, keep_code=True)
+    return f"{context}\n{prose}"
+
+
+def keyword_text(title: str, heading: str, content: str) -> str:
+    """What BM25 indexes: everything, code identifiers included."""
+    return f"{title}\n{heading}\n{content}"
 
 
 def content_hash(text: str) -> str:
@@ -196,7 +211,7 @@ class Indexer:
             size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
         chunks = chunk_body(note.body, note.sections, size, overlap)
         texts = [embed_text(note.title, c.heading, c.content) for c in chunks]
-        counted = [term_counts(t) for t in texts]
+        counted = [term_counts(keyword_text(note.title, c.heading, c.content)) for c in chunks]
         return NoteWrite(
             note=note,
             state=r.state,

@@ -20,6 +20,7 @@ from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
 from kbtui.store import Store
 from kbtui.tokenize import query_terms
+from kbtui.vault.plain import plain_text
 
 Mode = Literal["hybrid", "vector", "keyword"]
 COS_FLOOR = 0.30
@@ -27,7 +28,6 @@ COS_CEIL = 0.75
 KEYWORD_WEIGHT = 0.6
 MIN_SCORE = 0.15
 SNIPPET_CHARS = 200
-_WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 
 
 class VectorIndex:
@@ -169,8 +169,7 @@ class SearchService:
 def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
     """At most `limit` characters of the chunk, around the first query word it contains."""
     lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
-    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), " ".join(lines) or content)
-    text = re.sub(r"\s+", " ", text.replace("**", "")).strip()
+    text = re.sub(r"\s+", " ", plain_text("\n".join(lines) or content, keep_code=True))
     if len(text) <= limit:
         return text
     words = [w for w in re.findall(r"\w{3,}", query.lower())]

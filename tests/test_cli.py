@@ -1,0 +1,90 @@
+"""The command line as a user runs it: real processes, real model, real DuckDB file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import copy_vault
+
+
+def kbtui(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kbtui.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def cli_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    vault = copy_vault(tmp_path_factory.mktemp("cli") / "vault")
+    first = kbtui("index", "--vault", str(vault))
+    assert first.returncode == 0, first.stderr
+    assert "skipped _broken/binary.md: binary file" in first.stdout
+    assert "skipped _broken/invalid_yaml.md: invalid YAML" in first.stdout
+    return vault
+
+
+def test_second_index_embeds_nothing(cli_vault: Path) -> None:
+    again = kbtui("index", "--vault", str(cli_vault), "--json")
+    report = json.loads(again.stdout)
+    assert again.returncode == 0
+    assert report["new"] == report["changed"] == [] and report["chunks_embedded"] == 0
+    assert report["seconds"] < 1.0
+
+
+def test_search_json_and_table(cli_vault: Path) -> None:
+    res = kbtui("search", "who worked on the watch project", "--vault", str(cli_vault), "--json")
+    hits = json.loads(res.stdout)
+    assert res.returncode == 0 and len(hits) == 10
+    assert "person:andrei_clodius" in [h["id"] for h in hits]
+    table = kbtui("search", "Zephyr", "--vault", str(cli_vault), "--top-k", "2")
+    assert "technology:zephyr_rtos" in table.stdout and "[[" not in table.stdout
+
+
+def test_search_type_filter_and_empty_result(cli_vault: Path) -> None:
+    res = kbtui(
+        "search",
+        "AI and machine learning expertise",
+        "--type",
+        "person",
+        "--top-k",
+        "8",
+        "--json",
+        "--vault",
+        str(cli_vault),
+    )
+    assert {h["type"] for h in json.loads(res.stdout)} == {"person"}
+    junk = kbtui("search", "quantum computing blockchain NFTs", "--vault", str(cli_vault))
+    assert junk.returncode == 0 and "No results." in junk.stdout
+
+
+def test_vault_from_environment_then_current_folder(cli_vault: Path, tmp_path: Path) -> None:
+    by_env = kbtui("stats", "--json", env={"KBTUI_VAULT": str(cli_vault)}, cwd=tmp_path)
+    assert json.loads(by_env.stdout)["notes"] > 50
+    env = {k: v for k, v in os.environ.items() if k != "KBTUI_VAULT"}
+    by_cwd = subprocess.run(
+        [sys.executable, "-m", "kbtui.cli", "stats", "--json"],
+        cwd=cli_vault,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert json.loads(by_cwd.stdout)["notes"] > 50
+
+
+def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:
+    res = kbtui("index", "--vault", str(tmp_path / "nope"))
+    assert res.returncode != 0
+    assert "vault folder not found" in res.stderr and "Traceback" not in res.stderr

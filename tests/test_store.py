@@ -1,0 +1,61 @@
+"""The index file itself: migrations, a second process, a damaged file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kbtui.store import Store, StoreError, StoreLockedError
+from kbtui.store.db import SCHEMA_VERSION
+
+
+def test_new_file_gets_the_current_schema_and_reopens(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.duckdb")
+    assert store.meta("schema_version") == str(SCHEMA_VERSION)
+    store.close()
+    again = Store(tmp_path / "i.duckdb")  # migrations do not run twice
+    assert again.stats()["notes"] == 0
+    again.close()
+
+
+def test_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.duckdb")
+    store.set_meta("schema_version", str(SCHEMA_VERSION + 1))
+    store.close()
+    with pytest.raises(StoreError, match="newer kbtui"):
+        Store(tmp_path / "i.duckdb")
+
+
+def test_index_held_by_another_process_gives_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "i.duckdb"
+    Store(db).close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('ok', flush=True); "
+            "time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+        with pytest.raises(StoreLockedError, match="open in another kbtui process"):
+            Store(db)
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    Store(db).close()  # usable again once the holder is gone
+
+
+def test_garbage_file_is_reported_not_a_traceback(tmp_path: Path) -> None:
+    db = tmp_path / "i.duckdb"
+    db.write_bytes(b"this is not a database" * 1000)
+    with pytest.raises(StoreError, match=r"rebuild it from the vault|cannot open"):
+        Store(db)
