@@ -94,7 +94,6 @@ class IndexReport:
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[Skipped] = field(default_factory=list)
     chunks_embedded: int = 0
-    chunks_reused: int = 0
     seconds: float = 0.0
 
 
