@@ -18,6 +18,8 @@ class Settings:
     chunk_overlap: int = 50
     embed_batch_size: int = 32
     embed_threads: int | None = None  # None: all cores
+    imports_folder: str = "imports"  # where knowledge_import writes notes
+    hnsw_min_chunks: int = 150_000  # below this, exact vector search is fast enough
 
     @property
     def db_path(self) -> Path:
@@ -28,7 +30,7 @@ class Settings:
         cls,
         vault: str | Path | None = None,
         index_dir: str | Path | None = None,
-        **kwargs: int | None,
+        **kwargs: int | str | None,
     ) -> Settings:
         """Resolve the vault: explicit path, else $KBTUI_VAULT, else the current folder."""
         chosen = vault if vault is not None else os.environ.get("KBTUI_VAULT") or os.getcwd()

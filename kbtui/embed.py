@@ -63,6 +63,7 @@ class FastEmbedder:
                 local_files_only=True,
                 threads=self.threads,
             )
+            _stop_spinning(self._model.model)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -72,6 +73,31 @@ class FastEmbedder:
             list(self._model.embed(texts, batch_size=self.batch_size)), dtype=np.float32
         )
         return _normalise(vectors)
+
+
+def _stop_spinning(model: Any) -> None:
+    """Re-open fastembed's ONNX session with idle worker threads that sleep, not spin.
+
+    onnxruntime's threads busy-wait for a while after each run; right after embedding a
+    query that stole both cores from the vector search and tripled its latency (measured
+    29 ms instead of 8 ms at 100k chunks). fastembed exposes no option for this.
+    """
+    import onnxruntime as ort
+
+    session = getattr(model, "model", None)
+    path = getattr(session, "_model_path", None)
+    if session is None or not isinstance(path, str):
+        return
+    old = session.get_session_options()
+    options = ort.SessionOptions()
+    options.graph_optimization_level = old.graph_optimization_level
+    options.intra_op_num_threads = old.intra_op_num_threads
+    options.inter_op_num_threads = old.inter_op_num_threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    model.model = ort.InferenceSession(
+        path, providers=session.get_providers(), sess_options=options
+    )
 
 
 class HashEmbedder:

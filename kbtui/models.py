@@ -105,6 +105,11 @@ class SearchFilters:
     tag: str | None = None
     folder: str | None = None
     entity_id: str | None = None
+    category: str | None = None  # frontmatter `category` (knowledge_import writes it)
+    document_id: str | None = None  # frontmatter `document_id`, or the entity id
+
+    def active(self) -> dict[str, str]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,19 @@ def test_second_index_embeds_nothing(cli_vault: Path) -> None:
 
 
 def test_search_json_and_table(cli_vault: Path) -> None:
-    res = kbtui("search", "who worked on the watch project", "--vault", str(cli_vault), "--json")
-    hits = json.loads(res.stdout)
-    assert res.returncode == 0 and len(hits) == 10
+    res = kbtui(
+        "search",
+        "who worked on the watch project",
+        "--vault",
+        str(cli_vault),
+        "--json",
+        "--top-k",
+        "10",
+    )
+    response = json.loads(res.stdout)
+    hits = response["results"]
+    assert res.returncode == 0 and response["ok"] is True and len(hits) == 10
+    assert response["total_found"] == 10 and response["query"] == "who worked on the watch project"
     assert "person:andrei_clodius" in [h["id"] for h in hits]
     table = kbtui("search", "Zephyr", "--vault", str(cli_vault), "--top-k", "2")
     assert "technology:zephyr_rtos" in table.stdout and "[[" not in table.stdout
@@ -65,7 +75,7 @@ def test_search_type_filter_and_empty_result(cli_vault: Path) -> None:
         "--vault",
         str(cli_vault),
     )
-    assert {h["type"] for h in json.loads(res.stdout)} == {"person"}
+    assert {h["type"] for h in json.loads(res.stdout)["results"]} == {"person"}
     junk = kbtui("search", "quantum computing blockchain NFTs", "--vault", str(cli_vault))
     assert junk.returncode == 0 and "No results." in junk.stdout
 
@@ -88,3 +98,56 @@ def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:
     res = kbtui("index", "--vault", str(tmp_path / "nope"))
     assert res.returncode != 0
     assert "vault folder not found" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_get_prints_the_note_and_json_is_the_tool_response(cli_vault: Path) -> None:
+    res = kbtui("get", "person:maya_okafor", "--vault", str(cli_vault), "--json")
+    response = json.loads(res.stdout)
+    assert res.returncode == 0 and response["id"] == "person:maya_okafor"
+    assert response["chunks_count"] >= 1 and "Vector Studio" in response["content"]
+    human = kbtui("get", "person:maya_okafor", "--vault", str(cli_vault))
+    assert "Maya Okafor" in human.stdout and "person:maya_okafor" in human.stdout
+
+
+def test_tool_errors_exit_1_with_the_envelope(cli_vault: Path) -> None:
+    res = kbtui("get", "person:nonexistent", "--vault", str(cli_vault), "--json")
+    assert res.returncode == 1
+    assert json.loads(res.stdout)["error"] == {
+        "type": "PERMANENT",
+        "message": "Entity 'person:nonexistent' not found in KB",
+        "retryable": False,
+        "field": None,
+    }
+    human = kbtui("search", "ab", "--vault", str(cli_vault))
+    assert human.returncode == 1 and "ValidationError" in human.stderr
+    assert "Traceback" not in human.stderr
+
+
+def test_import_then_query_then_chunk(cli_vault: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "faq.md"
+    doc.write_text("How do I reset my password? Open settings, choose security, press reset. " * 8)
+    res = kbtui(
+        "import",
+        str(doc),
+        "--title",
+        "Password FAQ",
+        "--category",
+        "faq",
+        "--chunk-size",
+        "200",
+        "--chunk-overlap",
+        "0",
+        "--json",
+        "--vault",
+        str(cli_vault),
+    )
+    imported = json.loads(res.stdout)
+    assert res.returncode == 0, res.stderr
+    assert imported["chunks_created"] == 3 and (cli_vault / imported["file_path"]).is_file()
+    found = kbtui(
+        "query", "reset password", "--category", "faq", "--json", "--vault", str(cli_vault)
+    )
+    results = json.loads(found.stdout)["results"]
+    assert results and {r["document"]["id"] for r in results} == {imported["document_id"]}
+    chunk = kbtui("chunk", results[0]["chunk_id"], "--exclude-same-note", "--vault", str(cli_vault))
+    assert chunk.returncode == 0 and "Password FAQ" in chunk.stdout

@@ -11,13 +11,14 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import term_counts
-from kbtui.vault.chunk import chunk_body
+from kbtui.vault.chunk import chunk_body, fixed_chunks
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.plain import plain_text
@@ -76,15 +77,22 @@ class Indexer:
         self.embedder = embedder
         self.progress = progress or (lambda phase, done, total: None)
 
-    def run(self, embed: bool = True) -> IndexReport:
+    def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
+        """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
+        written by a tool): a path that no longer exists is removed from the index."""
         started = time.perf_counter()
         report = IndexReport()
-        files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
-        report.skipped.extend(problems)
         known = self.store.note_states()
+        scope = known
+        if paths is None:
+            files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
+            report.skipped.extend(problems)
+        else:
+            files = _stat_files(self.settings.vault, paths)
+            scope = {p: known[p] for p in paths if p in known}
         reads = self._read_changed(files, known, report)
         broken = {s.path for s in report.skipped}
-        gone = {p: known[p] for p in known if p not in files or p in broken}
+        gone = {p: scope[p] for p in scope if p not in files or p in broken}
         writes = self._plan(reads, known, gone, report)
         for i in range(0, len(writes), WRITE_BATCH):
             self.store.write_notes(writes[i : i + WRITE_BATCH])
@@ -209,7 +217,10 @@ class Indexer:
         )
         if isinstance(fm_size, int) and isinstance(fm_overlap, int) and 0 <= fm_overlap < fm_size:
             size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
-        chunks = chunk_body(note.body, note.sections, size, overlap)
+        if note.frontmatter.get("chunk_mode") == "fixed":
+            chunks = fixed_chunks(note.body, size, overlap)
+        else:
+            chunks = chunk_body(note.body, note.sections, size, overlap)
         texts = [embed_text(note.title, c.heading, c.content) for c in chunks]
         counted = [term_counts(keyword_text(note.title, c.heading, c.content)) for c in chunks]
         return NoteWrite(
@@ -224,6 +235,17 @@ class Indexer:
             chunk_lengths=tuple(n for _, n in counted),
             replaces=replaces,
         )
+
+
+def _stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
+    files = {}
+    for path in paths:
+        try:
+            st = (vault / path).stat()
+        except OSError:
+            continue
+        files[path] = FileState(path, st.st_size, st.st_mtime_ns)
+    return files
 
 
 def _with_id(note: ParsedNote, entity_id: str) -> ParsedNote:

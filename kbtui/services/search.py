@@ -18,6 +18,8 @@ import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.services.keyword_index import KeywordIndex
+from kbtui.services.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import query_terms
 from kbtui.vault.plain import plain_text
@@ -28,25 +30,6 @@ COS_CEIL = 0.75
 KEYWORD_WEIGHT = 0.6
 MIN_SCORE = 0.15
 SNIPPET_CHARS = 200
-
-
-class VectorIndex:
-    """All chunk vectors as one float32 matrix: exact top-k is a single mat-vec product."""
-
-    def __init__(self, cids: np.ndarray, matrix: np.ndarray) -> None:
-        self.cids = cids
-        self.matrix = matrix
-        self._row = {int(c): i for i, c in enumerate(cids)}
-
-    @classmethod
-    def load(cls, store: Store) -> VectorIndex:
-        return cls(*store.load_vectors())
-
-    def similarities(self, query: np.ndarray) -> np.ndarray:
-        return self.matrix @ query if len(self.cids) else np.zeros(0, dtype=np.float32)
-
-    def row(self, cid: int) -> int | None:
-        return self._row.get(cid)
 
 
 def calibrate_cosine(cos: float) -> float:
@@ -60,20 +43,54 @@ def fuse(vector: float, keyword: float) -> float:
 class SearchService:
     """The search half of the query layer; TUI, CLI and MCP all call `search()`."""
 
-    def __init__(self, store: Store, embedder: Embedder | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None,
+        ann: AnnIndex | None = None,
+        ann_min: int = 150_000,
+    ) -> None:
         self.store = store
         self.embedder = embedder
+        self._ann = ann
+        self._ann_min = ann_min
         self._vectors: VectorIndex | None = None
-
-    def invalidate(self) -> None:
-        """Call after the index changed so the next search reloads vectors."""
-        self._vectors = None
+        self._keywords: KeywordIndex | None = None
+        self._filter_cache: dict[tuple[SearchFilters, int], np.ndarray] = {}
 
     @property
     def vectors(self) -> VectorIndex:
         if self._vectors is None:
-            self._vectors = VectorIndex.load(self.store)
+            self._vectors = VectorIndex(self.store, self._ann, self._ann_min)
         return self._vectors
+
+    def close(self) -> None:
+        if self._vectors is not None:
+            self._vectors.close()
+        elif self._ann is not None:
+            self._ann.close()
+
+    @property
+    def keywords(self) -> KeywordIndex:
+        if self._keywords is None:
+            self._keywords = KeywordIndex(self.store)
+        return self._keywords
+
+    def allowed(self, filters: SearchFilters) -> np.ndarray | None:
+        """Sorted cids that pass the filters (None: no filter), cached per index generation."""
+        if filters == SearchFilters():
+            return None
+        key = (filters, self.store.generation)
+        if key not in self._filter_cache:
+            if len(self._filter_cache) > 32:
+                self._filter_cache.clear()
+            self._filter_cache[key] = self.store.filtered_cids(filters)
+        return self._filter_cache[key]
+
+    def embed_query(self, query: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
 
     def search_chunks(
         self,
@@ -83,50 +100,47 @@ class SearchService:
         mode: Mode = "hybrid",
         min_score: float = MIN_SCORE,
     ) -> list[ChunkHit]:
-        filters = filters or SearchFilters()
-        pool = max(50, k * 5)
-        sims: np.ndarray | None = None
+        allowed = self.allowed(filters or SearchFilters())
+        if allowed is not None and not len(allowed):
+            return []
+        pool = max(50, k * 2)
+        qvec = self.embed_query(query) if mode != "keyword" else None
         vec_hits: dict[int, float] = {}
-        if mode != "keyword" and self.embedder is not None and len(self.vectors.cids):
-            qvec = self.embedder.embed([query])[0]
-            sims = self.vectors.similarities(qvec)
-            candidates = np.arange(len(sims))
-            if filters != SearchFilters():
-                allowed = self.store.filtered_cids(filters)
-                candidates = np.flatnonzero(np.isin(self.vectors.cids, allowed))
-            if len(candidates):
-                top = candidates[np.argsort(-sims[candidates], kind="stable")[:pool]]
-                vec_hits = {int(self.vectors.cids[i]): float(sims[i]) for i in top}
+        if qvec is not None:
+            vec_hits = dict(self.vectors.search(qvec, pool, allowed))
         kw_hits: dict[int, float] = {}
         if mode != "vector":
             kw_hits = {
-                cid: norm for cid, _raw, norm in self.store.bm25(query_terms(query), pool, filters)
+                cid: norm
+                for cid, _raw, norm in self.keywords.search(query_terms(query), pool, allowed)
             }
+        if qvec is not None and mode == "hybrid":
+            missing = [cid for cid in kw_hits if cid not in vec_hits]
+            vec_hits.update(self.vectors.similarities(qvec, missing))
         hits = []
         for cid in vec_hits.keys() | kw_hits.keys():
             cos = vec_hits.get(cid)
-            if cos is None and sims is not None:
-                row = self.vectors.row(cid)
-                cos = float(sims[row]) if row is not None else None
             v = calibrate_cosine(cos) if cos is not None and mode != "keyword" else 0.0
             kw = kw_hits.get(cid, 0.0) if mode != "vector" else 0.0
             score = v if mode == "vector" else kw if mode == "keyword" else fuse(v, kw)
             if score >= min_score:
                 hits.append((score, v, kw, cid))
         hits.sort(key=lambda h: (-h[0], h[3]))
-        details = self.store.chunk_details([h[3] for h in hits])
-        return [
-            ChunkHit(
-                cid=cid,
-                chunk_id=details[cid]["chunk_id"],
-                entity_id=details[cid]["entity_id"],
-                score=round(score, 4),
-                vector_score=round(v, 4),
-                keyword_score=round(kw, 4),
-            )
-            for score, v, kw, cid in hits
-            if cid in details
-        ]
+        out = []
+        for score, v, kw, cid in hits[:k]:
+            where = self.keywords.locate(cid)
+            if where is not None:
+                out.append(
+                    ChunkHit(
+                        cid=cid,
+                        chunk_id=f"{where[0]}_chunk_{where[1]}",
+                        entity_id=where[0],
+                        score=round(score, 4),
+                        vector_score=round(v, 4),
+                        keyword_score=round(kw, 4),
+                    )
+                )
+        return out
 
     def search(
         self,
@@ -136,7 +150,7 @@ class SearchService:
         mode: Mode = "hybrid",
     ) -> list[SearchResult]:
         """Note-level results: the best chunk of each matching note, best first."""
-        chunk_hits = self.search_chunks(query, max(top_k * 5, 50), filters, mode)
+        chunk_hits = self.search_chunks(query, max(top_k * 10, 50), filters, mode)
         best: dict[str, ChunkHit] = {}
         for hit in chunk_hits:
             best.setdefault(hit.entity_id, hit)

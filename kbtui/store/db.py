@@ -16,9 +16,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from kbtui.models import EMBED_DIM, NoteWrite, SearchFilters
+from kbtui.models import EMBED_DIM, NoteWrite
+from kbtui.store.reads import ReadQueries
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 NOTE_COLUMNS = (
     "entity_id",
     "path",
@@ -37,17 +38,15 @@ NOTE_COLUMNS = (
     "indexed_at",
 )
 NOTE_SELECT = ", ".join(
-    "frontmatter::JSON"
+    "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
-    else "from_json(aliases, '[\"VARCHAR\"]')"
+    else "from_json(aliases::VARCHAR, '[\"VARCHAR\"]')"
     if c == "aliases"
     else f"{c}::TIMESTAMP"
     if c.endswith("_at")
     else c
     for c in NOTE_COLUMNS
 )
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 
 class StoreError(RuntimeError):
@@ -85,11 +84,15 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store:
-    """One open index file. Not thread-safe: give each thread its own cursor via `cursor()`."""
+class Store(ReadQueries):
+    """One open index file. Not thread-safe: give each thread its own cursor.
+
+    `generation` counts this process's writes, so in-memory indexes know when to re-sync.
+    """
 
     def __init__(self, db_path: Path, read_only: bool = False) -> None:
         self.path = db_path
+        self.generation = 0
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.con = duckdb.connect(str(db_path), read_only=read_only)
@@ -169,6 +172,7 @@ class Store:
             return
         old_ids = sorted({w.note.entity_id for w in batch} | {r for w in batch for r in w.replaces})
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        self.generation += 1
         with self.transaction():
             created = dict(
                 self.con.execute(
@@ -225,6 +229,7 @@ class Store:
             )
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
+        self.generation += 1
         with self.transaction():
             self._delete_entities(list(entity_ids))
 
@@ -315,6 +320,7 @@ class Store:
         previous = self.meta("embed_model")
         if previous == model_id:
             return False
+        self.generation += 1
         with self.transaction():
             if previous is not None:
                 self.con.execute("UPDATE chunks SET embedding = NULL")
@@ -339,6 +345,7 @@ class Store:
         n = len(cids)
         if n == 0:
             return
+        self.generation += 1
         flat = {
             "r": np.repeat(np.asarray(cids, dtype=np.int64), EMBED_DIM),
             "j": np.tile(np.arange(EMBED_DIM, dtype=np.int16), n),
@@ -355,115 +362,9 @@ class Store:
         finally:
             self.con.unregister("_vec")
 
-    def load_vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        """(cids int64[n], vectors float32[n, 384]) of every embedded chunk."""
-        res = self.con.execute(
-            "SELECT cid, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
-        ).fetchnumpy()
-        cids = np.asarray(res["cid"], dtype=np.int64)
-        if not len(cids):
-            return cids, np.zeros((0, EMBED_DIM), dtype=np.float32)
-        return cids, np.stack(list(res["embedding"])).astype(np.float32, copy=False)
-
-    # -- search ---------------------------------------------------------------------------
-    def _filter_sql(self, filters: SearchFilters, params: dict[str, Any]) -> str:
-        clauses = []
-        if filters.type:
-            clauses.append("n.type = $f_type")
-            params["f_type"] = filters.type
-        if filters.folder:
-            clauses.append("(n.folder = $f_folder OR starts_with(n.folder, $f_folder || '/'))")
-            params["f_folder"] = filters.folder.strip("/")
-        if filters.tag:
-            clauses.append("""EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = n.entity_id
-                              AND (t.tag = $f_tag OR starts_with(t.tag, $f_tag || '/')))""")
-            params["f_tag"] = filters.tag.lstrip("#").lower()
-        if filters.entity_id:
-            clauses.append("n.entity_id = $f_entity")
-            params["f_entity"] = filters.entity_id
-        return " AND ".join(clauses) or "TRUE"
-
-    def filtered_cids(self, filters: SearchFilters) -> np.ndarray:
-        params: dict[str, Any] = {}
-        where = self._filter_sql(filters, params)
-        res = self.con.execute(
-            f"""SELECT c.cid FROM chunks c JOIN notes n USING (entity_id)
-                                   WHERE {where}""",
-            params,
-        ).fetchnumpy()
-        return np.asarray(res["cid"], dtype=np.int64)
-
-    def bm25(
-        self, terms: list[int], k: int, filters: SearchFilters
-    ) -> list[tuple[int, float, float]]:
-        """Top-k chunks by BM25: (cid, raw score, score / the query's best possible score)."""
-        if not terms:
-            return []
-        params: dict[str, Any] = {"terms": terms, "k": k, "k1": BM25_K1, "b": BM25_B}
-        where = self._filter_sql(filters, params)
-        rows = self.con.execute(
-            f"""
-            WITH stats AS (SELECT count(*)::DOUBLE AS n, greatest(avg(n_terms), 1) AS avgdl
-                           FROM chunks),
-            p AS (SELECT term, cid, tf FROM postings WHERE list_contains($terms, term)),
-            df AS (SELECT term, count(*) AS df FROM p GROUP BY term),
-            idf AS (SELECT q.term, ln(1 + (stats.n - coalesce(df.df, 0) + 0.5)
-                                        / (coalesce(df.df, 0) + 0.5)) AS idf
-                    FROM (SELECT unnest($terms) AS term) q LEFT JOIN df USING (term), stats),
-            best AS (SELECT sum(idf) * ($k1 + 1) AS best FROM idf)
-            SELECT p.cid,
-                   sum(idf.idf * p.tf * ($k1 + 1)
-                       / (p.tf + $k1 * (1 - $b + $b * c.n_terms / stats.avgdl))) AS score,
-                   any_value(best.best) AS best
-            FROM p JOIN idf USING (term) JOIN chunks c ON c.cid = p.cid
-            JOIN notes n ON n.entity_id = c.entity_id, stats, best
-            WHERE {where}
-            GROUP BY p.cid ORDER BY score DESC, p.cid LIMIT $k""",
-            params,
-        ).fetchall()
-        return [(int(r[0]), float(r[1]), float(r[1]) / float(r[2]) if r[2] else 0.0) for r in rows]
-
-    def chunk_details(self, cids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        rows = self.con.execute(
-            """
-            SELECT c.cid, c.chunk_id, c.entity_id, c.chunk_index, c.heading, c.content,
-                   n.type, n.title, n.path, n.folder
-            FROM chunks c JOIN notes n USING (entity_id) WHERE list_contains(?, c.cid)
-            """,
-            [list(cids)],
-        ).fetchall()
-        keys = (
-            "cid",
-            "chunk_id",
-            "entity_id",
-            "chunk_index",
-            "heading",
-            "content",
-            "type",
-            "title",
-            "path",
-            "folder",
-        )
-        return {int(r[0]): dict(zip(keys, r, strict=True)) for r in rows}
-
     def stats(self) -> dict[str, Any]:
-        row = self.con.execute("""
-            SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks),
-                   (SELECT count(*) FROM chunks WHERE embedding IS NOT NULL),
-                   (SELECT count(*) FROM links), (SELECT count(DISTINCT tag) FROM tags),
-                   (SELECT count(*) FROM postings)""").fetchone()
-        assert row is not None
-        types = self.con.execute(
-            "SELECT type, count(*) FROM notes GROUP BY type ORDER BY 2 DESC, 1"
-        ).fetchall()
         return {
-            "notes": row[0],
-            "chunks": row[1],
-            "embedded": row[2],
-            "links": row[3],
-            "tags": row[4],
-            "postings": row[5],
-            "types": dict(types),
+            **super().stats(),
             "embed_model": self.meta("embed_model"),
             "schema_version": SCHEMA_VERSION,
             "db_bytes": self.path.stat().st_size if self.path.exists() else 0,

@@ -39,6 +39,25 @@ def chunk_body(
     return chunks
 
 
+def fixed_chunks(body: str, size: int, overlap: int) -> list[Chunk]:
+    """Spec 003's chunking: a window every `size - overlap` characters, `size` long.
+
+    knowledge_import notes ask for this in their frontmatter (`chunk_mode: fixed`), so
+    re-indexing them reproduces exactly the chunks the import reported.
+    """
+    if size < 1 or not 0 <= overlap < size:
+        raise ValueError("chunk_size must be >= 1 and 0 <= chunk_overlap < chunk_size")
+    chunks: list[Chunk] = []
+    start = 0
+    while start < len(body):
+        end = min(start + size, len(body))
+        chunks.append(Chunk(len(chunks), body[start:end], start, end, ""))
+        if end == len(body):
+            break
+        start += size - overlap
+    return chunks
+
+
 def reassemble(chunks: list[tuple[int, int, str]]) -> str:
     """(start, end, content) in order -> the original text, overlap removed."""
     out: list[str] = []

@@ -1,0 +1,149 @@
+"""BM25 over an in-memory copy of the postings table, kept in step with the store.
+
+BM25 in SQL took ~35 ms per query at 100k chunks; the same sums over sorted numpy arrays take
+~1-2 ms. The store stays the durable copy. Chunk ids only ever grow, so a sync reads the
+postings of chunks newer than the last one seen (a small delta) and marks vanished chunks dead;
+when the delta or the dead rows pass a quarter of the index, it is rebuilt from the store.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from kbtui.store import Store
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+REBUILD_FRACTION = 0.25
+
+
+class KeywordIndex:
+    """Rows are chunks in ascending cid order; postings are (term -> rows, tf) runs."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._build()
+
+    def _build(self) -> None:
+        cids, lengths, entities, indexes = self.store.chunk_lengths()
+        terms, pcids, tfs = self.store.postings()
+        self.cids = cids
+        self.lengths = lengths
+        self.entities = entities
+        self.chunk_index = indexes
+        self.alive = np.ones(len(cids), dtype=bool)
+        self.last_cid = int(cids[-1]) if len(cids) else 0
+        self.terms, starts = np.unique(terms, return_index=True)
+        self.offsets = np.append(starts, len(terms)).astype(np.int64)
+        self.rows = np.searchsorted(cids, pcids).astype(np.int32)
+        self.tfs = tfs
+        self.delta: dict[int, list[tuple[int, float]]] = {}
+        self.delta_rows = 0
+        self._generation = self.store.generation
+
+    def sync(self) -> None:
+        """Catch up with writes made through the store since the last call (cheap if none)."""
+        if self._generation == self.store.generation:
+            return
+        with self._lock:
+            if self._generation == self.store.generation:
+                return
+            generation = self.store.generation
+            self.alive &= row_mask(self.store.live_cids(), self.cids)
+            new, lengths, entities, indexes = self.store.chunk_lengths(after_cid=self.last_cid)
+            if len(new):
+                start = len(self.cids)
+                self.cids = np.concatenate([self.cids, new])
+                self.lengths = np.concatenate([self.lengths, lengths])
+                self.entities.extend(entities)
+                self.chunk_index = np.concatenate([self.chunk_index, indexes])
+                self.alive = np.concatenate([self.alive, np.ones(len(new), dtype=bool)])
+                terms, pcids, tfs = self.store.postings(after_cid=self.last_cid)
+                rows = np.searchsorted(self.cids, pcids, sorter=None)
+                for t, r, f in zip(terms.tolist(), rows.tolist(), tfs.tolist(), strict=True):
+                    self.delta.setdefault(t, []).append((r, f))
+                self.delta_rows += len(self.cids) - start
+                self.last_cid = int(self.cids[-1])
+            dead = len(self.alive) - int(self.alive.sum())
+            if max(dead, self.delta_rows) > REBUILD_FRACTION * max(len(self.cids), 1000):
+                self._build()
+            self._generation = generation
+
+    def search(
+        self, term_ids: list[int], k: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float, float]]:
+        """Top-k chunks: (cid, raw BM25, BM25 / the best score this query could reach).
+
+        `allowed` is a sorted array of permitted cids (a filter), or None for all.
+        """
+        self.sync()
+        terms = list(dict.fromkeys(term_ids))
+        n_rows = len(self.cids)
+        if not terms or not n_rows:
+            return []
+        alive_n = max(int(self.alive.sum()), 1)
+        avgdl = max(float(self.lengths[self.alive].mean()) if alive_n else 1.0, 1.0)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths / avgdl)
+        all_rows, all_w = [], []
+        best = 0.0
+        for term in terms:
+            rows, tfs = self._postings(term)
+            live = self.alive[rows]
+            rows, tfs = rows[live], tfs[live]
+            df = len(rows)
+            idf = float(np.log(1 + (alive_n - df + 0.5) / (df + 0.5)))
+            best += idf * (BM25_K1 + 1)
+            if df:
+                all_rows.append(rows)
+                all_w.append(idf * tfs * (BM25_K1 + 1) / (tfs + norm[rows]))
+        if not all_rows:
+            return []
+        scores = np.bincount(
+            np.concatenate(all_rows), weights=np.concatenate(all_w), minlength=n_rows
+        )
+        if allowed is not None:
+            scores = np.where(row_mask(self.cids, allowed), scores, 0.0)
+        hit = np.flatnonzero(scores > 0)
+        if len(hit) > k:
+            hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
+        order = hit[np.lexsort((self.cids[hit], -scores[hit]))]
+        return [
+            (int(self.cids[r]), float(scores[r]), float(scores[r]) / best if best else 0.0)
+            for r in order
+        ]
+
+    def locate(self, cid: int) -> tuple[str, int] | None:
+        """(entity id, chunk index) of a live chunk, from memory."""
+        pos = int(np.searchsorted(self.cids, cid))
+        if pos < len(self.cids) and self.cids[pos] == cid and self.alive[pos]:
+            return self.entities[pos], int(self.chunk_index[pos])
+        return None
+
+    def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        i = int(np.searchsorted(self.terms, term))
+        if i < len(self.terms) and self.terms[i] == term:
+            lo, hi = self.offsets[i], self.offsets[i + 1]
+            rows, tfs = self.rows[lo:hi], self.tfs[lo:hi]
+        else:
+            rows, tfs = np.zeros(0, np.int32), np.zeros(0, np.float32)
+        extra = self.delta.get(term)
+        if extra:
+            rows = np.concatenate([rows, np.array([r for r, _ in extra], dtype=np.int32)])
+            tfs = np.concatenate([tfs, np.array([f for _, f in extra], dtype=np.float32)])
+        return rows, tfs
+
+
+def row_mask(cids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Boolean mask over the sorted `cids` marking those present in `wanted`."""
+    mask = np.zeros(len(cids), dtype=bool)
+    if not len(cids) or not len(wanted):
+        return mask
+    pos = np.searchsorted(cids, wanted)
+    inside = pos < len(cids)
+    pos, values = pos[inside], wanted[inside]
+    mask[pos[cids[pos] == values]] = True
+    return mask

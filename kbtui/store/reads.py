@@ -1,0 +1,299 @@
+"""Read queries: what the query layer needs from the index, as plain values and numpy arrays.
+
+Id lists travel as registered numpy columns, never as Python list parameters: DuckDB converts
+a list parameter element by element (trying `import pandas` for each) and cannot prune by it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from kbtui.models import EMBED_DIM, SearchFilters
+
+CHUNK_KEYS = (
+    "cid",
+    "chunk_id",
+    "entity_id",
+    "chunk_index",
+    "heading",
+    "content",
+    "start_pos",
+    "end_pos",
+    "type",
+    "title",
+    "path",
+    "folder",
+)
+NOTE_KEYS = (
+    "entity_id",
+    "path",
+    "type",
+    "name",
+    "title",
+    "folder",
+    "frontmatter",
+    "aliases",
+    "created_at",
+    "indexed_at",
+    "chunk_size",
+    "chunk_overlap",
+)
+
+
+class ReadQueries:
+    """Mixed into Store: every read the services make."""
+
+    con: duckdb.DuckDBPyConnection
+
+    @contextmanager
+    def _id_table(self, values: Sequence[Any] | np.ndarray, name: str = "_ids") -> Iterator[str]:
+        arr = np.asarray(values)
+        if arr.dtype.kind in "iu" or not len(arr):
+            arr = arr.astype(np.int64) if arr.dtype.kind in "iu" else arr.astype(np.str_)
+        else:
+            arr = arr.astype(np.str_)
+        self.con.register(name, {"id": arr})
+        try:
+            yield name
+        finally:
+            self.con.unregister(name)
+
+    # -- whole-index arrays, for the in-memory search indexes ------------------------------
+    def chunk_lengths(
+        self, after_cid: int = 0
+    ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+        """(cids, n_terms, entity ids, chunk indexes) of chunks past `after_cid`, by cid.
+
+        Chunk ids only ever grow, so `after_cid` selects what was written since a sync.
+        """
+        res = self.con.execute(
+            """SELECT cid, n_terms, entity_id, chunk_index FROM chunks WHERE cid > ?
+               ORDER BY cid""",
+            [after_cid],
+        ).fetchnumpy()
+        return (
+            np.asarray(res["cid"], dtype=np.int64),
+            np.asarray(res["n_terms"], np.float32),
+            [str(e) for e in res["entity_id"]],
+            np.asarray(res["chunk_index"], dtype=np.int32),
+        )
+
+    def live_cids(self) -> np.ndarray:
+        res = self.con.execute("SELECT cid FROM chunks ORDER BY cid").fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64)
+
+    def postings(self, after_cid: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(term, cid, tf) of chunks with cid > after_cid, sorted by term then cid."""
+        res = self.con.execute(
+            "SELECT term, cid, tf FROM postings WHERE cid > ? ORDER BY term, cid", [after_cid]
+        ).fetchnumpy()
+        return (
+            np.asarray(res["term"], dtype=np.int64),
+            np.asarray(res["cid"], dtype=np.int64),
+            np.asarray(res["tf"], dtype=np.float32),
+        )
+
+    def embedded_cids(self) -> np.ndarray:
+        res = self.con.execute(
+            "SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
+        ).fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64)
+
+    def load_vectors(self, cids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(cids int64[n], vectors float32[n, 384]) of embedded chunks (all, or these)."""
+        if cids is None:
+            res = self.con.execute(
+                "SELECT cid, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
+            ).fetchnumpy()
+        else:
+            with self._id_table(cids) as ids:
+                res = self.con.execute(
+                    f"""SELECT cid, embedding FROM chunks WHERE embedding IS NOT NULL
+                        AND cid IN (SELECT id FROM {ids}) ORDER BY cid"""
+                ).fetchnumpy()
+        found = np.asarray(res["cid"], dtype=np.int64)
+        if not len(found):
+            return found, np.zeros((0, EMBED_DIM), dtype=np.float32)
+        return found, np.stack(list(res["embedding"])).astype(np.float32, copy=False)
+
+    # -- filters --------------------------------------------------------------------------
+    def _filter_sql(self, filters: SearchFilters, params: dict[str, Any]) -> str:
+        clauses = []
+        if filters.type:
+            clauses.append("n.type = $f_type")
+            params["f_type"] = filters.type
+        if filters.folder:
+            clauses.append("(n.folder = $f_folder OR starts_with(n.folder, $f_folder || '/'))")
+            params["f_folder"] = filters.folder.strip("/")
+        if filters.tag:
+            clauses.append("""EXISTS (SELECT 1 FROM tags t WHERE t.entity_id = n.entity_id
+                              AND (t.tag = $f_tag OR starts_with(t.tag, $f_tag || '/')))""")
+            params["f_tag"] = filters.tag.lstrip("#").lower()
+        if filters.entity_id:
+            clauses.append("n.entity_id = $f_entity")
+            params["f_entity"] = filters.entity_id
+        if filters.category:
+            clauses.append("""(lower(json_extract_string(n.frontmatter, '$.category')) = $f_cat
+                OR list_contains(list_transform(
+                    CAST(json_extract(n.frontmatter, '$.category') AS VARCHAR[]),
+                    x -> lower(x)), $f_cat))""")
+            params["f_cat"] = filters.category.lower()
+        if filters.document_id:
+            clauses.append("""(json_extract_string(n.frontmatter, '$.document_id') = $f_doc
+                              OR n.entity_id = $f_doc)""")
+            params["f_doc"] = filters.document_id
+        return " AND ".join(clauses) or "TRUE"
+
+    def filtered_cids(self, filters: SearchFilters) -> np.ndarray:
+        """Ascending cids of the chunks of notes that pass every filter."""
+        params: dict[str, Any] = {}
+        where = self._filter_sql(filters, params)
+        res = self.con.execute(
+            f"""SELECT c.cid FROM chunks c JOIN notes n USING (entity_id)
+                WHERE {where} ORDER BY c.cid""",
+            params,
+        ).fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64)
+
+    # -- chunks ---------------------------------------------------------------------------
+    def chunk_details(self, cids: Sequence[int] | np.ndarray) -> dict[int, dict[str, Any]]:
+        """Chunk rows with their note's title/type/path.
+
+        A handful of cids goes as point lookups joined by UNION ALL (~1 ms each: zonemaps
+        skip to one row group); an IN list or a semi-join scanned the whole content column
+        (~45 ms at 100k chunks). Larger lists use the semi-join.
+        """
+        wanted = sorted({int(c) for c in cids})
+        if not wanted:
+            return {}
+        select = """SELECT cid, chunk_id, entity_id, chunk_index, heading, content, start_pos,
+                           end_pos FROM chunks"""
+        if len(wanted) <= 32:
+            sql = " UNION ALL ".join(f"{select} WHERE cid = {cid}" for cid in wanted)
+            rows = self.con.execute(sql).fetchall()
+        else:
+            with self._id_table(np.asarray(wanted, dtype=np.int64)) as ids:
+                rows = self.con.execute(f"{select} WHERE cid IN (SELECT id FROM {ids})").fetchall()
+        notes = self.notes_meta(sorted({r[2] for r in rows}))
+        out = {}
+        for r in rows:
+            note = notes.get(r[2])
+            if note is not None:
+                extra = (note["type"], note["title"], note["path"], note["folder"])
+                out[int(r[0])] = dict(zip(CHUNK_KEYS, (*r, *extra), strict=True))
+        return out
+
+    def chunk_by_id(self, chunk_id: str) -> dict[str, Any] | None:
+        row = self.con.execute(
+            "SELECT cid FROM chunks WHERE chunk_id = ? LIMIT 1", [chunk_id]
+        ).fetchone()
+        if row is None:
+            return None
+        return self.chunk_details([int(row[0])]).get(int(row[0]))
+
+    def chunk_vector(self, cid: int) -> np.ndarray | None:
+        row = self.con.execute("SELECT embedding FROM chunks WHERE cid = ?", [cid]).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return np.asarray(row[0], dtype=np.float32)
+
+    # -- notes ----------------------------------------------------------------------------
+    def note(self, entity_id: str) -> dict[str, Any] | None:
+        """One note's row (frontmatter and aliases decoded), or None. Exact, case-sensitive."""
+        row = self.con.execute(
+            """SELECT entity_id, path, type, name, title, folder, frontmatter, aliases,
+                      created_at, indexed_at, chunk_size, chunk_overlap
+               FROM notes WHERE entity_id = ?""",
+            [entity_id],
+        ).fetchone()
+        if row is None:
+            return None
+        note = dict(zip(NOTE_KEYS, row, strict=True))
+        note["frontmatter"] = json.loads(note["frontmatter"] or "{}")
+        note["aliases"] = list(note["aliases"] or [])
+        for key in ("created_at", "indexed_at"):
+            note[key] = note[key].isoformat() + "Z"
+        note["tags"] = [
+            r[0]
+            for r in self.con.execute(
+                "SELECT tag FROM tags WHERE entity_id = ? ORDER BY tag", [entity_id]
+            ).fetchall()
+        ]
+        return note
+
+    def note_chunks(self, entity_id: str) -> list[dict[str, Any]]:
+        """A note's chunks in order: chunk_index, start/end offsets, content, cid."""
+        rows = self.con.execute(
+            """SELECT cid, chunk_id, chunk_index, start_pos, end_pos, content, heading
+               FROM chunks WHERE entity_id = ? ORDER BY chunk_index""",
+            [entity_id],
+        ).fetchall()
+        keys = ("cid", "chunk_id", "chunk_index", "start_pos", "end_pos", "content", "heading")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def notes_meta(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """entity_id -> {title, type, path, folder, frontmatter}, by primary-key lookups."""
+        if not entity_ids:
+            return {}
+        select = "SELECT entity_id, title, type, path, folder, frontmatter FROM notes"
+        sql = " UNION ALL ".join(f"{select} WHERE entity_id = ?" for _ in entity_ids)
+        rows = self.con.execute(sql, list(entity_ids)).fetchall()
+        keys = ("title", "type", "path", "folder")
+        return {
+            r[0]: {**dict(zip(keys, r[1:5], strict=True)), "frontmatter": json.loads(r[5])}
+            for r in rows
+        }
+
+    def note_docs(self) -> dict[str, tuple[str, str, str, str]]:
+        """entity_id -> (title, tags, headings, opening text): what names a topic cluster."""
+        rows = self.con.execute("""
+            WITH t AS (SELECT entity_id, string_agg(tag, ' ') AS tags FROM tags GROUP BY 1),
+                 h AS (SELECT entity_id, string_agg(DISTINCT heading, ' ') AS heads,
+                              left(min_by(content, chunk_index), 600) AS opening
+                       FROM chunks GROUP BY 1)
+            SELECT n.entity_id, n.title, coalesce(t.tags, ''), coalesce(h.heads, ''),
+                   coalesce(h.opening, '')
+            FROM notes n LEFT JOIN t USING (entity_id) LEFT JOIN h USING (entity_id)
+        """).fetchall()
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+    def note_count(self) -> int:
+        row = self.con.execute("SELECT count(*) FROM notes").fetchone()
+        return int(row[0]) if row else 0
+
+    def note_types(self) -> list[str]:
+        rows = self.con.execute("SELECT DISTINCT type FROM notes ORDER BY 1").fetchall()
+        return [r[0] for r in rows]
+
+    def entity_ids_at(self, paths: Sequence[str]) -> dict[str, str]:
+        with self._id_table(list(paths)) as ids:
+            rows = self.con.execute(
+                f"SELECT path, entity_id FROM notes WHERE path IN (SELECT id FROM {ids})"
+            ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def stats(self) -> dict[str, Any]:
+        row = self.con.execute("""
+            SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks),
+                   (SELECT count(*) FROM chunks WHERE embedding IS NOT NULL),
+                   (SELECT count(*) FROM links), (SELECT count(DISTINCT tag) FROM tags),
+                   (SELECT count(*) FROM postings)""").fetchone()
+        assert row is not None
+        types = self.con.execute(
+            "SELECT type, count(*) FROM notes GROUP BY type ORDER BY 2 DESC, 1"
+        ).fetchall()
+        return {
+            "notes": row[0],
+            "chunks": row[1],
+            "embedded": row[2],
+            "links": row[3],
+            "tags": row[4],
+            "postings": row[5],
+            "types": dict(types),
+        }
