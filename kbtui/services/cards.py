@@ -71,24 +71,12 @@ def knowledge_card(
     """
     fm_summary = _fm_text(frontmatter.get("summary")) or _fm_text(frontmatter.get("description"))
     fm_takeaways = _fm_list(frontmatter.get("takeaways")) or _fm_list(frontmatter.get("key_points"))
-    fm_takeaways = fm_takeaways[: max(0, max_takeaways)]
-    summary, takeaways = fm_summary, fm_takeaways
-    extracted = False
-    if not fm_summary or not fm_takeaways:
-        picked_summary, picked_takeaways = _pick(
-            _sentences(body, title),
-            title,
-            need_summary=not fm_summary,
-            known=fm_summary,
-            limit=max_takeaways,
-        )
-        if not fm_summary:
-            summary = picked_summary
-            extracted = extracted or bool(summary)
-        if not fm_takeaways:
-            takeaways = picked_takeaways
-            extracted = extracted or bool(takeaways)
-    from_fm = bool(fm_summary) or bool(fm_takeaways)
+    summary, takeaways = fm_summary, fm_takeaways[: max(0, max_takeaways)]
+    if not summary or not takeaways:
+        got_summary, got_takeaways = _pick(_sentences(body, title), title, summary, max_takeaways)
+        summary, takeaways = summary or got_summary, takeaways or got_takeaways
+    extracted = (summary and not fm_summary) or (takeaways and not fm_takeaways)
+    from_fm = bool(fm_summary or fm_takeaways)
     source = "mixed" if from_fm and extracted else "frontmatter" if from_fm else "extracted"
     return {"summary": summary, "takeaways": takeaways, "source": source}
 
@@ -116,20 +104,27 @@ def _sentences(markdown: str, title: str) -> list[tuple[str, float]]:
 
 
 def _pick(
-    found: list[tuple[str, float]], title: str, need_summary: bool, known: str, limit: int
+    found: list[tuple[str, float]], title: str, known: str, limit: int
 ) -> tuple[str, list[str]]:
-    """Summary (best 1-2 sentences) and takeaways (next best distinct ones, in document order)."""
+    """Summary (best 1-2 sentences, unless `known`) and takeaways (next best distinct ones), both
+    in document order."""
     if not found:
         return "", []
     sentences = [sentence for sentence, _ in found]
     terms = [tokenize(s) for s in sentences]
-    prior = _prior(sentences, terms, set(tokenize(title)))
-    prior *= 1.0 - 0.6 * np.array([linked for _, linked in found])  # link lists say little
-    scores = _lexrank(terms, prior)
+    # The prior: early, complete (punctuated), on the title's words, not mostly link labels.
+    # In a short note centrality alone is noise (two list items sharing "watch" outrank the
+    # definition), so the prior weighs in twice: in LexRank's random jump and on its result.
+    title_terms = set(tokenize(title))
+    prior = 1.0 / np.sqrt(1.0 + np.arange(len(found)) / 4.0)
+    prior *= [2.0 if _SENTENCE_END.search(s) else 1.0 for s in sentences]
+    prior *= [1.3 if title_terms & set(t) else 1.0 for t in terms]
+    prior *= [1.0 - 0.6 * linked for _, linked in found]
+    scores = _lexrank(terms, prior) * prior
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     seen: list[set[str]] = [set(tokenize(known))] if known else []
     summary_idx: list[int] = []
-    if need_summary:
+    if not known:
         best = order[0]
         summary_idx.append(best)
         seen.append(set(terms[best]))
@@ -152,21 +147,8 @@ def _pick(
     return summary, [_clip(sentences[i], TAKEAWAY_CHARS) for i in sorted(chosen)]
 
 
-def _prior(sentences: list[str], terms: list[list[str]], title_terms: set[str]) -> np.ndarray:
-    """How good a summary sentence looks before centrality: early, complete, on the title."""
-    lead = 1.0 / np.sqrt(1.0 + np.arange(len(sentences)) / 4.0)
-    prose = [2.0 if _SENTENCE_END.search(s) else 1.0 for s in sentences]
-    on_title = [1.3 if title_terms & set(t) else 1.0 for t in terms]
-    prior: np.ndarray = lead * np.array(prose) * np.array(on_title)
-    return prior
-
-
 def _lexrank(terms: list[list[str]], prior: np.ndarray) -> np.ndarray:
-    """Continuous LexRank, random jumps weighted by `prior`, scores then scaled by `prior`.
-
-    In a short note centrality alone is noise (two list items sharing "watch" outrank the
-    definition), so the prior weighs in twice: in the jump and on the result.
-    """
+    """Continuous LexRank (PageRank over sentence similarity), random jumps weighted by `prior`."""
     n = len(terms)
     postings: dict[str, list[tuple[int, float]]] = {}
     for i, sentence_terms in enumerate(terms):
@@ -196,15 +178,14 @@ def _lexrank(terms: list[list[str]], prior: np.ndarray) -> np.ndarray:
     dangling = out_weight <= 0
     transition = similarity / np.where(dangling, 1.0, out_weight)[:, None]
     transition[dangling] = jump  # a sentence that shares nothing jumps like the random surfer
-    scores = jump.copy()
+    scores: np.ndarray = jump.copy()
     for _ in range(200):
         updated = (1 - DAMPING) * jump + DAMPING * (transition * scores[:, None]).sum(axis=0)
         converged = float(np.abs(updated - scores).sum()) < 1e-8
         scores = updated
         if converged:
             break
-    ranked: np.ndarray = scores * prior
-    return ranked
+    return scores
 
 
 def _duplicate(candidate: set[str], seen: list[set[str]]) -> bool:
@@ -289,16 +270,12 @@ def _split_sentences(text: str) -> list[str]:
     pieces: list[str] = []
     for part in _CJK_END.split(text):
         for sentence in _LATIN_END.split(part):
-            if pieces and _ends_with_abbreviation(pieces[-1]):
+            last = pieces[-1].rsplit(" ", 1)[-1].lower() if pieces else ""
+            if last in _ABBREVIATIONS or (pieces and _INITIAL.search(pieces[-1])):
                 pieces[-1] = f"{pieces[-1]} {sentence}"
             elif sentence.strip():
                 pieces.append(sentence.strip())
     return pieces
-
-
-def _ends_with_abbreviation(text: str) -> bool:
-    last = text.rsplit(" ", 1)[-1].lower()
-    return last in _ABBREVIATIONS or bool(_INITIAL.search(text))
 
 
 def _informative(sentence: str) -> bool:
@@ -322,19 +299,11 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _fm_text(value: Any) -> str:
-    if isinstance(value, str):
-        return _SPACES.sub(" ", value).strip()
-    if isinstance(value, list | tuple):
-        return " ".join(_fm_list(value))
-    return ""
+    return " ".join(_fm_list(value))
 
 
 def _fm_list(value: Any) -> list[str]:
-    items = [value] if isinstance(value, str) else value if isinstance(value, list | tuple) else []
-    out: list[str] = []
-    for item in items:
-        if isinstance(item, str | int | float) and not isinstance(item, bool):
-            text = _SPACES.sub(" ", str(item)).strip()
-            if text:
-                out.append(text)
-    return out
+    """Frontmatter strings (or numbers), whitespace collapsed; anything else ignored."""
+    items = value if isinstance(value, list | tuple) else [value]
+    texts = [str(v) for v in items if isinstance(v, str | int | float) and not isinstance(v, bool)]
+    return [t for t in (_SPACES.sub(" ", t).strip() for t in texts) if t]

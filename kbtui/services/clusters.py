@@ -29,96 +29,27 @@ NAME_TERMS = 3
 DESCRIPTION_TERMS = 5
 TOP_TERMS = 10
 REBUILD_SHARE = 0.2
+SHARE_POWER = 0.5
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD_RE = re.compile(
     rf"(?P<kanji>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
     rf"|(?P<kana>[\u30a0-\u30ff]+)|(?P<hira>[\u3040-\u309f]+)"
-    rf"|(?P<word>[^\W\d_{_CJK}]+)"
+    rf"|(?P<word>[^\W\d_{_CJK}]+(?:-[^\W\d_{_CJK}]+)*)"
 )
-# Words too common in notes to say what a group of notes is about (one string: 80 short words
-# one per line would dwarf the module).
+# Words too common in notes to say what a group of notes is about, plus the commonest French,
+# German and Spanish function words (vaults are multilingual; accented words stay readable).
 _NOTE_STOP_WORDS = frozenset(
-    [
-        "also",
-        "like",
-        "one",
-        "two",
-        "three",
-        "get",
-        "got",
-        "use",
-        "used",
-        "using",
-        "new",
-        "see",
-        "via",
-        "per",
-        "yes",
-        "let",
-        "may",
-        "might",
-        "must",
-        "much",
-        "many",
-        "well",
-        "still",
-        "yet",
-        "even",
-        "every",
-        "another",
-        "around",
-        "without",
-        "within",
-        "upon",
-        "onto",
-        "etc",
-        "make",
-        "made",
-        "need",
-        "needs",
-        "want",
-        "wants",
-        "back",
-        "way",
-        "thing",
-        "things",
-        "something",
-        "lot",
-        "lots",
-        "really",
-        "just",
-        "don",
-        "doesn",
-        "didn",
-        "isn",
-        "won",
-        "can",
-        "cannot",
-        "http",
-        "https",
-        "www",
-        "com",
-        "org",
-        "html",
-        "png",
-        "jpg",
-        "pdf",
-        "note",
-        "notes",
-        "todo",
-        "done",
-        "first",
-        "last",
-        "next",
-        "day",
-        "days",
-        "week",
-        "time",
-        "today",
-        "tomorrow",
-        "yesterday",
-    ]
+    (  # noqa: SIM905 (as a list literal: 120 lines)
+        "also like one two three get got use used using new see via per yes let may might must "
+        "much many well still yet even every another around without within upon onto etc make "
+        "made need needs want wants back way thing things something lot lots really don doesn "
+        "didn isn won can cannot http https www com org html png jpg pdf note notes todo done "
+        "first last next day days week time today tomorrow yesterday "
+        "les des une est pour dans avec que qui sur pas par aux ces son ses sans "
+        "der die das und mit den von für ist nicht ein eine dem auf sich auch "
+        "los las del por con para una que como más"
+    ).split()
 )
 
 
@@ -144,9 +75,9 @@ def kmeans(
     """
     x = _unit(np.asarray(vectors, dtype=np.float32))
     n = x.shape[0]
-    k = min(k, n)
-    if n == 0 or k <= 0:
-        return np.zeros((0, x.shape[1] if x.ndim == 2 else 0), np.float32), np.zeros(0, np.int64)
+    if n == 0:
+        return np.zeros((0, x.shape[1]), np.float32), np.zeros(0, np.int64)
+    k = max(1, min(k, n))
     rng = np.random.default_rng(seed)
     centroids = _plus_plus(x, k, rng)
     labels = np.full(n, -1, dtype=np.int64)
@@ -179,6 +110,9 @@ def name_clusters(
     c-TF-IDF: a cluster's notes form one class document; a word scores tf(word, class) *
     log(1 + A / f(word)), A the mean word count per class and f the word's count over all
     classes, so words every cluster uses ("project", "team") sink and words one cluster owns rise.
+    The score is further multiplied by tf / f, the share of the word's use that falls in this
+    cluster: plain c-TF-IDF still lets a shared word used twice per note beat a cluster's own
+    words when these vary from note to note.
     """
     per_class: list[dict[str, float]] = [{} for _ in range(k)]
     sizes = [0] * k
@@ -196,11 +130,8 @@ def name_clusters(
     out: list[tuple[str, str, list[str]]] = []
     used: set[str] = set()
     for c, counts in enumerate(merged):
-        scored = sorted(
-            counts.items(),
-            key=lambda kv: (-kv[1] * math.log(1 + mean_words / totals[kv[0]]), kv[0]),
-        )
-        terms = [w for w, _ in scored[:TOP_TERMS]]
+        ranked = sorted(counts, key=lambda w: (-_score(counts[w], totals[w], mean_words), w))
+        terms = ranked[:TOP_TERMS]
         name = _unique_name(terms, used) or f"Cluster {c}"
         used.add(name)
         noun = "note" if sizes[c] == 1 else "notes"
@@ -211,8 +142,14 @@ def name_clusters(
     return out
 
 
+def _score(tf: float, total: float, mean_words: float) -> float:
+    """c-TF-IDF times sqrt(the cluster's share of the word's use)."""
+    return tf * math.log(1 + mean_words / total) * math.pow(tf / total, SHARE_POWER)
+
+
 def surface_words(text: str) -> list[str]:
-    """Readable words for naming: lower-case, ≥ 3 letters, accents kept, stop words dropped.
+    """Readable words for naming: lower-case, ≥ 3 letters (hyphenated compounds kept whole),
+    accents kept, stop words dropped. Not stems: these are shown to people.
 
     Japanese/Chinese have no spaces: kanji runs of 2-4 and katakana runs of 2+ count as words
     (hiragana is mostly grammar); longer kanji runs give their bigrams.
@@ -221,7 +158,8 @@ def surface_words(text: str) -> list[str]:
     for m in _WORD_RE.finditer(unicodedata.normalize("NFKC", text).lower()):
         run = m.group(0)
         if m.lastgroup == "word":
-            if len(run) >= 3 and run not in STOP_WORDS and run not in _NOTE_STOP_WORDS:
+            short = len(run) < (2 if "\uac00" <= run[0] <= "\ud7af" else 3)  # Hangul: 2 is a word
+            if not short and run not in STOP_WORDS and run not in _NOTE_STOP_WORDS:
                 words.append(run)
         elif m.lastgroup == "kana" and len(run) >= 2:
             words.append(run)
@@ -368,14 +306,10 @@ def _unique_name(terms: list[str], used: set[str]) -> str:
         return ""
     head = terms[: NAME_TERMS - 1]
     for last in [*terms[NAME_TERMS - 1 :], ""]:
-        name = " · ".join(_title(w) for w in [*head, last] if w)
+        name = " · ".join(w[:1].upper() + w[1:] for w in [*head, last] if w)
         if name not in used:
             return name
     return ""
-
-
-def _title(word: str) -> str:
-    return word[:1].upper() + word[1:]
 
 
 def _and_list(words: list[str]) -> str:

@@ -27,7 +27,7 @@ from kbtui.services.search import Mode, SearchService
 from kbtui.services.tools import ENTITY_TYPES, KB_TOOLS
 from kbtui.services.topics import TopicService
 from kbtui.services.vector_index import AnnIndex, VectorIndex
-from kbtui.store import Store, StoreError
+from kbtui.store import DatabaseError, Store, StoreError
 from kbtui.vault.chunk import reassemble
 
 log = logging.getLogger("kbtui.kb")
@@ -83,7 +83,7 @@ class KnowledgeBase:
             checked = validate(spec.params, args)
             try:
                 return handler(checked)
-            except StoreError as exc:
+            except (StoreError, DatabaseError) as exc:
                 raise UnavailableError(f"the index is unavailable: {exc}") from exc
 
         return guarded(run, name, spec.empty)

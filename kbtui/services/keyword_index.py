@@ -53,7 +53,7 @@ class KeywordIndex:
             if self._generation == self.store.generation:
                 return
             generation = self.store.generation
-            self.alive &= row_mask(self.store.live_cids(), self.cids)
+            self.alive &= row_mask(self.cids, self.store.live_cids())
             new, lengths, entities, indexes = self.store.chunk_lengths(after_cid=self.last_cid)
             if len(new):
                 start = len(self.cids)
@@ -138,7 +138,7 @@ class KeywordIndex:
 
 
 def row_mask(cids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Boolean mask over the sorted `cids` marking those present in `wanted`."""
+    """A mask over `cids` (sorted ascending): True where the cid is also in `wanted`."""
     mask = np.zeros(len(cids), dtype=bool)
     if not len(cids) or not len(wanted):
         return mask

@@ -168,7 +168,7 @@ def _check_number(name: str, p: Param, value: float) -> None:
             rule = f"at least {_num(lo)}"
         else:
             rule = f"at most {_num(hi)}"
-        raise ValidationError(f"{name} must be {rule} (got {value})", field=name)
+        raise ValidationError(f"{name} must be {rule}", field=name)
 
 
 def _num(x: float | None) -> str:

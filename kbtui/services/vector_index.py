@@ -58,9 +58,9 @@ class VectorIndex:
         with self._lock:
             generation = self.store.generation
             embedded = self.store.embedded_cids()
-            self.alive &= row_mask(embedded, self.cids) if len(self.cids) else self.alive
+            self.alive &= row_mask(self.cids, embedded)
             known = self.cids[self.alive]
-            added = embedded[~row_mask(known, embedded)] if len(known) else embedded
+            added = embedded[~row_mask(embedded, known)]
             if len(added):
                 new_cids, new_vecs = self.store.load_vectors(added)
                 keep = self.alive

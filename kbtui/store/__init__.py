@@ -1,5 +1,5 @@
 """The only package that speaks SQL."""
 
-from kbtui.store.db import Store, StoreError, StoreLockedError
+from kbtui.store.db import DatabaseError, Store, StoreError, StoreLockedError
 
-__all__ = ["Store", "StoreError", "StoreLockedError"]
+__all__ = ["DatabaseError", "Store", "StoreError", "StoreLockedError"]

@@ -53,6 +53,9 @@ class StoreError(RuntimeError):
     """The index cannot be used; the message is meant for the user."""
 
 
+DatabaseError = duckdb.Error  # what a failing query raises; callers need not import duckdb
+
+
 class StoreLockedError(StoreError):
     """Another process holds the index file open."""
 

@@ -141,8 +141,8 @@ class ReadQueries:
         if filters.category:
             clauses.append("""(lower(json_extract_string(n.frontmatter, '$.category')) = $f_cat
                 OR list_contains(list_transform(
-                    CAST(json_extract(n.frontmatter, '$.category') AS VARCHAR[]),
-                    x -> lower(x)), $f_cat))""")
+                    json_extract_string(n.frontmatter, '$.category[*]'), x -> lower(x)),
+                    $f_cat))""")
             params["f_cat"] = filters.category.lower()
         if filters.document_id:
             clauses.append("""(json_extract_string(n.frontmatter, '$.document_id') = $f_doc
