@@ -17,9 +17,10 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM, NoteWrite
+from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.reads import ReadQueries
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 NOTE_COLUMNS = (
     "entity_id",
     "path",
@@ -87,7 +88,7 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(ReadQueries):
+class Store(ReadQueries, GraphStore):
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
@@ -177,6 +178,7 @@ class Store(ReadQueries):
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         self.generation += 1
         with self.transaction():
+            old_keys = self._old_keys(old_ids)
             created = dict(
                 self.con.execute(
                     "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
@@ -221,20 +223,26 @@ class Store(ReadQueries):
             self._bulk_insert("notes", rows, select=NOTE_SELECT)
             tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
             links = [
-                (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label)
+                (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label, link_key(lk.target))
                 for w in batch
                 for lk in w.note.links
             ]
             self._bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
             self._bulk_insert(
                 "links",
-                {k: [lk[i] for lk in links] for i, k in enumerate(("e", "t", "r", "h", "l"))},
+                {k: [lk[i] for lk in links] for i, k in enumerate(("e", "t", "r", "h", "l", "k"))},
             )
+            self._write_names(old_ids, batch)
+            self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         self.generation += 1
+        ids = list(entity_ids)
         with self.transaction():
-            self._delete_entities(list(entity_ids))
+            old_keys = self._old_keys(ids)
+            self._delete_entities(ids)
+            self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids])
+            self._relink(ids, old_keys)
 
     def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
         limit = before_cid if before_cid is not None else self._next_cid
