@@ -13,6 +13,7 @@ from rich.text import Text
 
 from kbtui.cli_common import err, make_embedder, opened_store, out, settings_for, vault_option
 from kbtui.cli_kb import KB_COMMANDS
+from kbtui.cli_mcp import MCP_COMMANDS
 from kbtui.config import Settings
 from kbtui.models import IndexReport
 from kbtui.services.indexer import Indexer
@@ -94,6 +95,8 @@ def _print_report(report: IndexReport, settings: Settings) -> None:
 
 
 for _command in KB_COMMANDS:
+    main.add_command(_command)
+for _command in MCP_COMMANDS:
     main.add_command(_command)
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from kbtui.tokenize import tokenize
-from kbtui.vault.plain import plain_text
 
 SUMMARY_CHARS = 300
 TAKEAWAY_CHARS = 200
@@ -36,18 +35,20 @@ _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _TABLE = re.compile(r"^\s*\|")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX/-]\]\s+)?")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+(?:\[![^\]]*\][+-]?\s*)?")
-_EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
+# Every pattern is linear: no `[^\]]*` that can run to the end of a long line from each "[".
+_EMBED = re.compile(r"!\[\[[^\[\]]*\]\]|!\[[^\[\]]*\]\([^()]*\)")
 _WIKILINK = re.compile(r"\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
 _URL = re.compile(r"<?(?:https?://|www\.)[^\s>)\]]+>?")
-_HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^>]*>", re.DOTALL)
+_HTML = re.compile(r"<!--[^<>]*-->|</?[A-Za-z][^<>]*>")
 _TAG = re.compile(r"(?<![\w#&/])#[^\W\d_][\w/-]*")
-_FOOTNOTE = re.compile(r"\[\^[^\]]*\]")
-_MDLINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_FOOTNOTE = re.compile(r"\[\^[^\[\]]*\]")
+_MDLINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
+_CODE_SPAN = re.compile(r"(`+)([^`]+)\1")
+_EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
 _MARKED = re.compile("\ue002[^\ue003]*\ue003?")  # link labels are marked while cleaning
 _MARKS = re.compile("[\ue002\ue003]")
-_SINGLE_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+_SINGLE_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_]+?)(?<=\S)\1(?![\w*])")
 _SPACES = re.compile(r"\s+")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[^\W\d_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -143,7 +144,9 @@ def _pick(
             continue
         chosen.append(i)
         seen.append(set(terms[i]))
-    summary = _clip(" ".join(sentences[i] for i in sorted(summary_idx)), SUMMARY_CHARS)
+    parts = [sentences[i] for i in sorted(summary_idx)]
+    cjk = bool(parts) and parts[0][-1] in "。！？」』"  # CJK sentences run on without spaces
+    summary = _clip(("" if cjk else " ").join(parts), SUMMARY_CHARS)
     return summary, [_clip(sentences[i], TAKEAWAY_CHARS) for i in sorted(chosen)]
 
 
@@ -250,11 +253,11 @@ def _clean(block: str) -> str:
     text = _CODE_SPAN.sub(stash, block)
     text = _EMBED.sub(" ", text)
     text = _WIKILINK.sub(_wikilink_label, text)
-    text = _MDLINK.sub(lambda m: f"\ue002{m.group(0)[1 : m.group(0).index(']')]}\ue003", text)
-    text = _URL.sub(" ", text)
-    text = _HTML.sub(" ", text)
-    text = plain_text(text, keep_code=True)  # fences are gone already
-    text = _SINGLE_EMPHASIS.sub(r"\2", text)
+    text = _MDLINK.sub("\ue002\\1\ue003", text)
+    text = _HTML.sub(" ", _URL.sub(" ", text))
+    # Not kbtui.vault.plain.plain_text: its link pattern is quadratic on a long line with many
+    # unmatched "[" (11 s for 90 kB of "[a "); this does the same job in linear time.
+    text = _SINGLE_EMPHASIS.sub(r"\2", _EMPHASIS.sub("", text))
     text = _FOOTNOTE.sub("", _TAG.sub("", text))
     text = _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
     return _SPACES.sub(" ", text).strip()
@@ -279,12 +282,10 @@ def _split_sentences(text: str) -> list[str]:
 
 
 def _informative(sentence: str) -> bool:
-    """Long enough to stand alone; not a bare date, number or link left-over."""
-    if len(sentence) < 15:
-        return False
+    """Long enough to stand alone (a CJK character counts half a word); not a bare date."""
     cjk = len(_CJK_CHAR.findall(sentence))
     words = len(_LATIN_WORD.findall(sentence))
-    return words + cjk / 2 >= MIN_WORDS
+    return (cjk > 0 or len(sentence) >= 15) and words + cjk / 2 >= MIN_WORDS
 
 
 def _clip(text: str, limit: int) -> str:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,8 @@ DESCRIPTION_TERMS = 5
 TOP_TERMS = 10
 REBUILD_SHARE = 0.2
 SHARE_POWER = 0.5
+INIT_SAMPLE = 4096
+TOLERANCE = 0.001
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD_RE = re.compile(
@@ -69,9 +71,10 @@ def kmeans(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Spherical k-means (cosine), k-means++ init: (unit centroids k×d, labels n).
 
-    Deterministic for a seed. Empty clusters are re-seeded with the worst-fitting note, so every
-    returned cluster has members; clusters come ordered by size (largest first, ties by first
-    member) so labels are stable for the same input.
+    Stops after `iters` rounds or once < 0.1% of notes change cluster (so a label may rarely
+    differ from its nearest returned centroid). Deterministic for a seed. Empty clusters are
+    re-seeded with the worst-fitting note, so every returned cluster has members; clusters come
+    ordered by size (largest first, ties by first member) so labels are stable for one input.
     """
     x = _unit(np.asarray(vectors, dtype=np.float32))
     n = x.shape[0]
@@ -79,16 +82,20 @@ def kmeans(
         return np.zeros((0, x.shape[1]), np.float32), np.zeros(0, np.int64)
     k = max(1, min(k, n))
     rng = np.random.default_rng(seed)
-    centroids = _plus_plus(x, k, rng)
+    # k-means++ on a sample: seeding needs the spread of the data, not every point (0.4 s -> 30 ms
+    # for 20k notes).
+    sample = x if n <= INIT_SAMPLE else x[np.sort(rng.choice(n, INIT_SAMPLE, replace=False))]
+    centroids = _plus_plus(sample, k, rng)
     labels = np.full(n, -1, dtype=np.int64)
     for _ in range(max(1, iters)):
         sims = x @ centroids.T
         new = sims.argmax(axis=1)
         _fill_empty(new, sims[np.arange(n), new], k)
         centroids = _centroids(x, new, k)
-        if np.array_equal(new, labels):
-            break
+        moved = int(np.count_nonzero(new != labels))
         labels = new
+        if moved <= TOLERANCE * n:  # converged (or as good as: < 0.1% of notes still move)
+            break
     return _by_size(centroids, labels)
 
 
@@ -110,35 +117,29 @@ def name_clusters(
     c-TF-IDF: a cluster's notes form one class document; a word scores tf(word, class) *
     log(1 + A / f(word)), A the mean word count per class and f the word's count over all
     classes, so words every cluster uses ("project", "team") sink and words one cluster owns rise.
-    The score is further multiplied by tf / f, the share of the word's use that falls in this
-    cluster: plain c-TF-IDF still lets a shared word used twice per note beat a cluster's own
+    The score is further multiplied by sqrt(tf / f), the share of the word's use that falls in
+    this cluster: plain c-TF-IDF still lets a shared word used in every note beat a cluster's own
     words when these vary from note to note.
     """
-    per_class: list[dict[str, float]] = [{} for _ in range(k)]
+    per_class: list[defaultdict[str, float]] = [defaultdict(float) for _ in range(k)]
     sizes = [0] * k
     for label, doc in zip(labels, docs, strict=True):
-        c = int(label)
-        sizes[c] += 1
+        sizes[int(label)] += 1
         for word, count in Counter(surface_words(doc)).items():
-            per_class[c][word] = per_class[c].get(word, 0.0) + 1.0 + math.log(count)
+            per_class[int(label)][word] += 1.0 + math.log(count)  # sublinear per note
     merged = _merge_plurals(per_class)
-    totals: dict[str, float] = {}
+    totals: defaultdict[str, float] = defaultdict(float)
     for counts in merged:
         for word, weight in counts.items():
-            totals[word] = totals.get(word, 0.0) + weight
+            totals[word] += weight
     mean_words = sum(totals.values()) / max(1, k)
     out: list[tuple[str, str, list[str]]] = []
-    used: set[str] = set()
     for c, counts in enumerate(merged):
         ranked = sorted(counts, key=lambda w: (-_score(counts[w], totals[w], mean_words), w))
         terms = ranked[:TOP_TERMS]
-        name = _unique_name(terms, used) or f"Cluster {c}"
-        used.add(name)
-        noun = "note" if sizes[c] == 1 else "notes"
-        about = _and_list(terms[:DESCRIPTION_TERMS])
-        out.append(
-            (name, f"{sizes[c]} {noun} about {about}" if about else f"{sizes[c]} {noun}", terms)
-        )
+        name = _unique_name(terms, {name for name, _, _ in out}) or f"Cluster {c}"
+        about = f" about {_and_list(terms[:DESCRIPTION_TERMS])}" if terms else ""
+        out.append((name, f"{sizes[c]} note{'' if sizes[c] == 1 else 's'}{about}", terms))
     return out
 
 
@@ -177,7 +178,7 @@ class ClusterModel:
     names: tuple[str, ...]
     descriptions: tuple[str, ...]
     terms: tuple[tuple[str, ...], ...]
-    sizes: tuple[int, ...] = field(default=())
+    sizes: tuple[int, ...]  # notes per cluster at build time
 
     @property
     def k(self) -> int:
@@ -250,7 +251,10 @@ def _plus_plus(x: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     dist = np.maximum(2.0 - 2.0 * (x @ x[chosen[0]]), 0.0).astype(np.float64)
     for _ in range(1, k):
         total = dist.sum()
-        pick = int(rng.choice(n, p=dist / total)) if total > 1e-12 else int(rng.integers(n))
+        if total > 1e-12:  # inverse-CDF draw: rng.choice(p=...) re-validates p, 30x slower
+            pick = min(int(np.searchsorted(np.cumsum(dist), rng.random() * total)), n - 1)
+        else:
+            pick = int(rng.integers(n))
         chosen.append(pick)
         dist = np.minimum(dist, np.maximum(2.0 - 2.0 * (x @ x[pick]), 0.0))
     return x[chosen].copy()
@@ -260,6 +264,8 @@ def _fill_empty(labels: np.ndarray, fit: np.ndarray, k: int) -> None:
     """Give each empty cluster the worst-fitting note of a cluster that can spare one."""
     counts = np.bincount(labels, minlength=k)
     empty = [int(j) for j in np.flatnonzero(counts == 0)]
+    if not empty:
+        return
     for i in np.argsort(fit, kind="stable"):
         if not empty:
             return
@@ -270,9 +276,14 @@ def _fill_empty(labels: np.ndarray, fit: np.ndarray, k: int) -> None:
 
 
 def _centroids(x: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-    onehot = np.zeros((k, x.shape[0]), dtype=np.float32)
-    onehot[labels, np.arange(x.shape[0])] = 1.0
-    return _unit(onehot @ x)
+    """Unit mean of each cluster's members; sums by sorted segments (a one-hot matmul took 300
+    ms for 20k×384, k=60, this takes 40)."""
+    counts = np.bincount(labels, minlength=k)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    sums = np.zeros((k, x.shape[1]), dtype=np.float32)
+    filled = counts > 0
+    sums[filled] = np.add.reduceat(x[np.argsort(labels, kind="stable")], starts[filled], axis=0)
+    return _unit(sums)
 
 
 def _by_size(centroids: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -287,16 +298,14 @@ def _by_size(centroids: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.
     return centroids[keep], remap[labels]
 
 
-def _merge_plurals(per_class: list[dict[str, float]]) -> list[dict[str, float]]:
+def _merge_plurals(per_class: list[defaultdict[str, float]]) -> list[defaultdict[str, float]]:
     """Count "gestures" as "gesture" when both occur: one topic, one word."""
     vocab = {w for counts in per_class for w in counts}
     alias = {w: w[:-1] for w in vocab if w.endswith("s") and w[:-1] in vocab}
-    merged: list[dict[str, float]] = []
-    for counts in per_class:
-        out: dict[str, float] = {}
+    merged: list[defaultdict[str, float]] = [defaultdict(float) for _ in per_class]
+    for counts, out in zip(per_class, merged, strict=True):
         for w, c in counts.items():
-            out[alias.get(w, w)] = out.get(alias.get(w, w), 0.0) + c
-        merged.append(out)
+            out[alias.get(w, w)] += c
     return merged
 
 

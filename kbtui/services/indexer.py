@@ -3,6 +3,11 @@
 A pass is incremental: files whose size and mtime match the index are not read; files whose
 bytes match are not parsed; chunks whose text matches an indexed chunk keep its vector.
 Writing happens before embedding, so keyword search sees a change before its vectors exist.
+
+A DuckDB connection is not safe for concurrent use from threads: a caller that shares the store
+with other threads (the MCP server, the TUI) passes the one lock they all take. The indexer holds
+it around each store call only, never while reading files or while the model embeds a batch, so
+tool calls keep being answered during a long pass.
 """
 
 from __future__ import annotations
@@ -10,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
@@ -71,18 +78,21 @@ class Indexer:
         store: Store,
         embedder: Embedder | None,
         progress: Progress | None = None,
+        lock: AbstractContextManager[Any] | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.progress = progress or (lambda phase, done, total: None)
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
 
     def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
         """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
         written by a tool): a path that no longer exists is removed from the index."""
         started = time.perf_counter()
         report = IndexReport()
-        known = self.store.note_states()
+        with self.lock:
+            known = self.store.note_states()
         scope = known
         if paths is None:
             files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
@@ -95,13 +105,15 @@ class Indexer:
         gone = {p: scope[p] for p in scope if p not in files or p in broken}
         writes = self._plan(reads, known, gone, report)
         for i in range(0, len(writes), WRITE_BATCH):
-            self.store.write_notes(writes[i : i + WRITE_BATCH])
+            with self.lock:
+                self.store.write_notes(writes[i : i + WRITE_BATCH])
             self.progress("write", min(i + WRITE_BATCH, len(writes)), len(writes))
         renamed_from = {old for old, _ in report.renamed}
         stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
         report.deleted.extend(p for p in gone if p not in renamed_from)
         if stale:
-            self.store.delete_notes(stale)
+            with self.lock:
+                self.store.delete_notes(stale)
         if embed and self.embedder is not None:
             self.embed_pending(report)
         report.seconds = time.perf_counter() - started
@@ -110,15 +122,18 @@ class Indexer:
     def embed_pending(self, report: IndexReport | None = None) -> int:
         """Embed every chunk without a vector, in batches, committing each batch."""
         assert self.embedder is not None
-        self.store.reset_embeddings_for_model(self.embedder.model_id)
-        total = self.store.count_pending()
+        with self.lock:
+            self.store.reset_embeddings_for_model(self.embedder.model_id)
+            total = self.store.count_pending()
         done = 0
         while True:
-            rows = self.store.pending_embeddings(EMBED_BATCH)
+            with self.lock:
+                rows = self.store.pending_embeddings(EMBED_BATCH)
             if not rows:
                 break
             vectors = self.embedder.embed([embed_text(t, h, c) for _, t, h, c in rows])
-            self.store.set_embeddings([r[0] for r in rows], vectors)
+            with self.lock:
+                self.store.set_embeddings([r[0] for r in rows], vectors)
             done += len(rows)
             self.progress("embed", done, total)
         if report is not None:
@@ -150,7 +165,8 @@ class Indexer:
                 file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(state.path)
                 if old is not None and old[3] == file_hash:
-                    self.store.touch_note(old[0], state.size, state.mtime_ns)
+                    with self.lock:
+                        self.store.touch_note(old[0], state.size, state.mtime_ns)
                     report.unchanged += 1
                     continue
                 text, warning = decode_note(data)

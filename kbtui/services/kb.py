@@ -7,6 +7,7 @@ parameters, runs it and always returns the one envelope of kbtui.services.envelo
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -21,16 +22,32 @@ from kbtui.services.envelope import (
     guarded,
     ok,
 )
+from kbtui.services.graph import KnowledgeGraph
+from kbtui.services.graph_tools import KG_TOOLS
+from kbtui.services.graph_write import GraphWriter
 from kbtui.services.indexer import Indexer
 from kbtui.services.params import validate
 from kbtui.services.search import Mode, SearchService
 from kbtui.services.tools import ENTITY_TYPES, KB_TOOLS
 from kbtui.services.topics import TopicService
-from kbtui.services.vector_index import AnnIndex, VectorIndex
+from kbtui.services.vector_index import VectorIndex
 from kbtui.store import DatabaseError, Store, StoreError
+from kbtui.store.hnsw import HnswSideIndex
 from kbtui.vault.chunk import reassemble
 
 log = logging.getLogger("kbtui.kb")
+ALL_TOOLS = {**KB_TOOLS, **KG_TOOLS}
+HNSW_FILENAME = "vectors.hnsw.duckdb"  # disposable: deleted and rebuilt whenever in doubt
+GRAPH_READS = (
+    "kg_get_entity",
+    "kg_find_entity",
+    "kg_get_neighbors",
+    "kg_find_path",
+    "kg_get_high_utility_entities",
+    "kg_get_context",
+    "kg_get_phase_context",
+)
+GRAPH_WRITES = ("kg_create_entity", "kg_create_relationship", "kg_merge_entities")
 VOICE_TOP_K = 3
 
 
@@ -42,39 +59,80 @@ class KnowledgeBase:
         settings: Settings,
         store: Store,
         embedder: Embedder | None,
-        ann: AnnIndex | None = None,
+        ann: HnswSideIndex | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self._ann: HnswSideIndex | None = ann
+        self._ann_thread: threading.Thread | None = None
+        self._ann_state = "off" if ann is None else "opening"
         self.search_service = SearchService(store, embedder, ann, settings.hnsw_min_chunks)
         self.indexer = Indexer(settings, store, embedder)
         self.topics = TopicService(self.search_service)
+        self.graph = KnowledgeGraph(self)
+        self.graph_writer = GraphWriter(self.graph)
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "kb_search": self.kb_search,
             "kb_get": self.kb_get,
             "get_chunk": self.get_chunk,
             "knowledge_import": self.knowledge_import,
             "knowledge_query": self.knowledge_query,
+            **{name: getattr(self.graph, name) for name in GRAPH_READS},
+            **{name: getattr(self.graph_writer, name) for name in GRAPH_WRITES},
+            "kg_extract_from_text": self.kg_extract,
+            "kg_extract_from_memory": self.kg_extract,
+            "kg_find_duplicates": self.kg_find_duplicates,
         }
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None) -> KnowledgeBase:
-        """The composition root for one vault: opens (and migrates) its index."""
-        return cls(settings, Store(settings.db_path), embedder)
+        """The composition root for one vault: opens (and migrates) its index.
+
+        A vault with more than `hnsw_min_chunks` vectors also gets an HNSW index in a side
+        file, opened (reused or rebuilt) in a background thread; exact search answers until
+        it is ready.
+        """
+        store = Store(settings.db_path)
+        ann: HnswSideIndex | None = None
+        model = store.meta("embed_model")
+        if embedder is not None and model and store.count_embedded() >= settings.hnsw_min_chunks:
+            ann = HnswSideIndex(store, settings.index_dir / HNSW_FILENAME, model)
+        kb = cls(settings, store, embedder, ann)
+        if ann is not None:
+            kb._ann_thread = threading.Thread(target=kb._open_ann, name="hnsw", daemon=True)
+            kb._ann_thread.start()
+        return kb
+
+    def _open_ann(self) -> None:
+        assert self._ann is not None
+        try:
+            self._ann_state = self._ann.open()
+        except Exception as exc:  # exact search keeps serving; say why HNSW is off
+            log.warning("HNSW index unavailable, using exact search: %s", exc)
+            self._ann_state = f"failed: {exc}"
+
+    def wait_for_ann(self, timeout: float | None = None) -> None:
+        if self._ann_thread is not None:
+            self._ann_thread.join(timeout)
+
+    def ann_state(self) -> str:
+        return self._ann_state
 
     @property
     def vectors(self) -> VectorIndex:
         return self.search_service.vectors
 
     def close(self) -> None:
+        """A clean exit: the HNSW side file is kept for the next start."""
+        self.wait_for_ann()
         self.search_service.close()
         self.store.close()
 
     # -- dispatch -------------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""
-        spec = KB_TOOLS.get(name)
+        spec = ALL_TOOLS.get(name)
         handler = self._handlers.get(name)
         if spec is None or handler is None:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)
@@ -105,6 +163,7 @@ class KnowledgeBase:
         results = self.search_service.search(
             args["query"], top_k, SearchFilters(**filters), mode=mode
         )
+        self.graph.shown([r.id for r in results])
         return ok(
             results=[
                 {
@@ -136,6 +195,7 @@ class KnowledgeBase:
                     "KB not initialized: no notes are indexed yet; run `kbtui index`"
                 )
             raise NotFoundError(f"Entity '{entity_id}' not found in KB")
+        self.graph.used([entity_id])
         chunks = self.store.note_chunks(entity_id)
         content = reassemble([(c["start_pos"], c["end_pos"], c["content"]) for c in chunks])
         return ok(
@@ -175,6 +235,17 @@ class KnowledgeBase:
                 }
             results.append(item)
         return ok(results=results, total=len(results), query=args["query"])
+
+    # -- extraction and duplicates (kbtui.graph) ------------------------------------------
+    def kg_extract(self, args: dict[str, Any]) -> dict[str, Any]:
+        from kbtui.services.graph_extract import extract_tool
+
+        return extract_tool(self.graph_writer, args)
+
+    def kg_find_duplicates(self, args: dict[str, Any]) -> dict[str, Any]:
+        from kbtui.services.graph_extract import duplicates_tool
+
+        return duplicates_tool(self.graph, args)
 
     # -- get_chunk / knowledge_import live in their own modules ----------------------------
     def get_chunk(self, args: dict[str, Any]) -> dict[str, Any]:

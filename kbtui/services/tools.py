@@ -9,20 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbtui.graph.model import ENTITY_TYPES
 from kbtui.services.params import Param, input_schema
 
 ENTITY_ID_PATTERN = r"^[a-z_]+:[a-z0-9_]+$"
-# The entity types of spec 004; kb_search's type filter also accepts any type in the vault.
-ENTITY_TYPES = (
-    "person",
-    "organization",
-    "project",
-    "technology",
-    "concept",
-    "location",
-    "document",
-    "task",
-)
+__all__ = ["ENTITY_ID_PATTERN", "ENTITY_TYPES", "KB_TOOLS", "ToolSpec"]
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,15 @@ class VectorIndex:
             assert self.ann is not None
             cids, sims = self.ann.search(query, k)
             return list(zip(cids.tolist(), sims.tolist(), strict=True))
+        return self.exact_search(query, k, allowed)
+
+    def exact_search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """The reference: every allowed vector scored."""
+        self.sync()
+        if not self.size or k <= 0:
+            return []
         if allowed is None and len(self.alive) == self.size:  # the common case: no copies
             rows = None
             sims = self.matrix @ query

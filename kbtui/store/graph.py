@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from kbtui.models import NoteWrite
+from kbtui.store import graph_paths
 
 # Frontmatter keys that name a spec relationship type; other link-bearing keys become
 # RELATED_TO with the key as label, body links REFERENCES.
@@ -81,9 +82,7 @@ class GraphStore:
         return [r[0] for r in rows]
 
     def _write_names(self, ids: Sequence[str], batch: Sequence[NoteWrite]) -> None:
-        self.con.execute(
-            "DELETE FROM entity_names WHERE list_contains(?, entity_id)", [list(ids)]
-        )
+        self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [list(ids)])
         rows = [(w.note.entity_id, key, kind) for w in batch for key, kind in note_keys(w)]
         self._bulk_insert(
             "entity_names",
@@ -104,8 +103,9 @@ class GraphStore:
                UNION SELECT DISTINCT entity_id FROM links WHERE list_contains($keys, key)""",
             params,
         )
-        self.con.execute("""DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
-                            OR target_id IN (SELECT entity_id FROM _relink)""")
+        self.con.execute("""
+            DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
+                OR target_id IN (SELECT entity_id FROM _relink)""")
         self._insert_relationships("l.entity_id IN (SELECT entity_id FROM _relink)")
         self._insert_relationships(
             "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND r.entity_id IN "
@@ -122,7 +122,8 @@ class GraphStore:
                            AS rel_id,
                        l.entity_id AS source_id, r.entity_id AS target_id,
                        {_TYPE_CASE} AS type, {_LABEL_CASE} AS label,
-                       1.0 AS confidence, n.path AS origin
+                       1.0 AS confidence, n.path AS origin,
+                       hash(l.entity_id) AS source_key, hash(r.entity_id) AS target_key
                 FROM links l
                 JOIN (SELECT key, arg_min(entity_id, (priority, entity_id)) AS entity_id
                       FROM entity_names GROUP BY key) r ON r.key = l.key
@@ -134,3 +135,216 @@ class GraphStore:
         """Derive every relationship again (after a migration or for tests)."""
         self.con.execute("DELETE FROM relationships")
         self._insert_relationships("TRUE")
+
+    # -- reads ----------------------------------------------------------------------------
+    def entity_rows(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Entities (notes) with their usage statistics, by id."""
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            f"""{_ENTITY_SELECT} WHERE n.entity_id IN (SELECT unnest($ids))""",
+            {"ids": list(ids)},
+        ).fetchall()
+        return {r[0]: _entity(r) for r in rows}
+
+    def find_entity_ids(
+        self, name: str, exact: bool, limit: int, channel: str, default_channel: str
+    ) -> tuple[list[str], int]:
+        """Ids whose title, alias, file name or id matches `name` (exact first), and how
+        many matched in all."""
+        key = link_key(name)
+        rows = self.con.execute(
+            f"""
+            SELECT e.entity_id, min(CASE WHEN e.key = $key THEN 0
+                                         WHEN starts_with(e.key, $key) THEN 1 ELSE 2 END) AS rank
+            FROM entity_names e JOIN notes n USING (entity_id)
+            LEFT JOIN entity_usage u USING (entity_id)
+            WHERE {"e.key = $key" if exact else "contains(e.key, $key)"} AND {_CHANNEL}
+            GROUP BY e.entity_id
+            ORDER BY rank, max(coalesce(u.q_value, 0.5)) DESC, e.entity_id""",
+            {"key": key, "channel": channel, "default": default_channel},
+        ).fetchall()
+        return [r[0] for r in rows[:limit]], len(rows)
+
+    def neighbor_relationships(
+        self, entity_id: str, direction: str, rel_type: str | None, limit: int
+    ) -> list[dict[str, Any]]:
+        clauses = {
+            "outgoing": "r.source_id = $id",
+            "incoming": "r.target_id = $id",
+            "both": "(r.source_id = $id OR r.target_id = $id)",
+        }[direction]
+        if rel_type:
+            clauses += " AND r.type = $type"
+        rows = self.con.execute(
+            f"""{_REL_SELECT} WHERE {clauses}
+                ORDER BY CASE WHEN r.type = 'REFERENCES' THEN 1 ELSE 0 END, r.type,
+                         r.source_id, r.target_id, r.rel_id LIMIT $limit""",
+            {"id": entity_id, "type": rel_type, "limit": limit}
+            if rel_type
+            else {"id": entity_id, "limit": limit},
+        ).fetchall()
+        return [_relationship(r) for r in rows]
+
+    def relationships_by_id(self, rel_ids: Sequence[str]) -> list[dict[str, Any]]:
+        if not rel_ids:
+            return []
+        rows = self.con.execute(
+            f"{_REL_SELECT} WHERE r.rel_id IN (SELECT unnest($ids))", {"ids": list(rel_ids)}
+        ).fetchall()
+        by_id = {r[0]: _relationship(r) for r in rows}
+        return [by_id[i] for i in rel_ids if i in by_id]
+
+    def relationships_among(self, ids: Sequence[str], limit: int = 200) -> list[dict[str, Any]]:
+        rows = self.con.execute(
+            f"""{_REL_SELECT} WHERE r.source_id IN (SELECT unnest($ids))
+                AND r.target_id IN (SELECT unnest($ids)) ORDER BY r.rel_id LIMIT $limit""",
+            {"ids": list(ids), "limit": limit},
+        ).fetchall()
+        return [_relationship(r) for r in rows]
+
+    def top_entity_ids(
+        self, order: str, limit: int, channel: str, default_channel: str
+    ) -> list[str]:
+        """By `q_value`, `last_accessed` or `indexed_at`, best first."""
+        column = {
+            "q_value": "coalesce(u.q_value, 0.5)",
+            "last_accessed": "u.last_accessed",
+            "indexed_at": "n.indexed_at",
+        }[order]
+        rows = self.con.execute(
+            f"""SELECT n.entity_id FROM notes n LEFT JOIN entity_usage u USING (entity_id)
+                WHERE {_CHANNEL} AND {column} IS NOT NULL
+                ORDER BY {column} DESC, coalesce(u.access_count, 0) DESC, n.entity_id
+                LIMIT $limit""",
+            {"limit": limit, "channel": channel, "default": default_channel},
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def graph_counts(self) -> tuple[int, int]:
+        row = self.con.execute(
+            "SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM relationships)"
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def name_candidates(
+        self, channel: str, default_channel: str
+    ) -> list[tuple[str, str, str, list[str]]]:
+        """(entity id, type, name, aliases) of every entity in a channel."""
+        rows = self.con.execute(
+            f"""SELECT n.entity_id, n.type, n.title, n.aliases
+                FROM notes n WHERE {_CHANNEL} ORDER BY n.entity_id""",
+            {"channel": channel, "default": default_channel},
+        ).fetchall()
+        return [(r[0], r[1], r[2], list(r[3] or [])) for r in rows]
+
+    def common_folder(self, entity_type: str) -> str | None:
+        row = self.con.execute(
+            """SELECT folder FROM notes WHERE type = ? AND folder <> ''
+               GROUP BY folder ORDER BY count(*) DESC, folder LIMIT 1""",
+            [entity_type],
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def entities_named(self, name: str) -> list[str]:
+        """Entities a link `[[name]]` could mean by id, path or file name."""
+        rows = self.con.execute(
+            """SELECT DISTINCT entity_id FROM entity_names WHERE key = ? AND priority <= 2
+               ORDER BY 1""",
+            [link_key(name)],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def shortest_path(
+        self, start: str, goal: str, max_hops: int
+    ) -> tuple[list[str], list[str]] | None:
+        return graph_paths.shortest_path(self.con, start, goal, max_hops)
+
+    # -- usage ----------------------------------------------------------------------------
+    def record_usage(self, ids: Sequence[str], reward: float, alpha: float, count: bool) -> None:
+        """q <- q + alpha * (reward - q), starting from 0.5; `count` bumps accessCount."""
+        if not ids:
+            return
+        self.con.execute(
+            """
+            INSERT INTO entity_usage
+            SELECT id, 0.5 + $alpha * ($reward - 0.5), CASE WHEN $count THEN 1 ELSE 0 END,
+                   CASE WHEN $count THEN now()::TIMESTAMP END
+            FROM (SELECT DISTINCT unnest($ids) AS id)
+            ON CONFLICT (entity_id) DO UPDATE SET
+                q_value = entity_usage.q_value + $alpha * ($reward - entity_usage.q_value),
+                access_count = entity_usage.access_count + CASE WHEN $count THEN 1 ELSE 0 END,
+                last_accessed = CASE WHEN $count THEN now()::TIMESTAMP
+                                     ELSE entity_usage.last_accessed END""",
+            {"ids": list(ids), "reward": reward, "alpha": alpha, "count": count},
+        )
+
+    def merge_usage(self, target: str, sources: Sequence[str]) -> None:
+        """The target keeps the best Q-value and the summed access counts of a merge."""
+        ids = [target, *sources]
+        row = self.con.execute(
+            """SELECT max(q_value), sum(access_count), max(last_accessed) FROM entity_usage
+               WHERE entity_id IN (SELECT unnest($ids))""",
+            {"ids": ids},
+        ).fetchone()
+        if row is None or row[0] is None:
+            return
+        self.con.execute(
+            "DELETE FROM entity_usage WHERE entity_id IN (SELECT unnest($ids))", {"ids": ids}
+        )
+        self.con.execute(
+            "INSERT INTO entity_usage VALUES (?, ?, ?, ?)", [target, row[0], int(row[1]), row[2]]
+        )
+
+    def set_relationship_meta(self, rel_id: str, confidence: float) -> None:
+        self.con.execute(
+            """INSERT INTO relationship_meta VALUES (?, ?, now()::TIMESTAMP)
+               ON CONFLICT (rel_id) DO UPDATE SET confidence = excluded.confidence""",
+            [rel_id, confidence],
+        )
+
+
+_CHANNEL = "coalesce(json_extract_string(n.frontmatter, '$.channel'), $default) = $channel"
+_ENTITY_SELECT = """
+    SELECT n.entity_id, n.title, n.type, n.aliases,
+           n.frontmatter::VARCHAR, n.path, n.created_at, n.indexed_at,
+           coalesce(u.q_value, 0.5), coalesce(u.access_count, 0), u.last_accessed
+    FROM notes n LEFT JOIN entity_usage u USING (entity_id)"""
+_REL_SELECT = """
+    SELECT r.rel_id, r.source_id, r.target_id, r.type, r.label,
+           coalesce(m.confidence, r.confidence), r.origin, m.created_at, n.indexed_at,
+           json_extract_string(n.frontmatter, '$.channel')
+    FROM relationships r LEFT JOIN relationship_meta m USING (rel_id)
+    JOIN notes n ON n.entity_id = r.source_id"""
+
+
+def _entity(r: tuple[Any, ...]) -> dict[str, Any]:
+    import json
+
+    return {
+        "id": r[0],
+        "name": r[1],
+        "type": r[2],
+        "aliases": list(r[3] or []),
+        "frontmatter": json.loads(r[4] or "{}"),
+        "path": r[5],
+        "created_at": r[6],
+        "indexed_at": r[7],
+        "q_value": float(r[8]),
+        "access_count": int(r[9]),
+        "last_accessed": r[10],
+    }
+
+
+def _relationship(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        "id": r[0],
+        "fromEntityId": r[1],
+        "toEntityId": r[2],
+        "type": r[3],
+        "label": r[4],
+        "confidence": float(r[5]),
+        "source": r[6],
+        "createdAt": r[7] or r[8],
+        "channel": r[9],
+    }

@@ -263,6 +263,10 @@ class ReadQueries:
         """).fetchall()
         return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
 
+    def count_embedded(self) -> int:
+        row = self.con.execute("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()
+        return int(row[0]) if row else 0
+
     def note_count(self) -> int:
         row = self.con.execute("SELECT count(*) FROM notes").fetchone()
         return int(row[0]) if row else 0

@@ -10,7 +10,8 @@ import re
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# No brackets inside the label: with `[^\]]*` a long line of unmatched "[" took seconds.
+_MDLINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _HEADING = re.compile(r"^#{1,6}\s+", re.MULTILINE)
 _EMPHASIS = re.compile(r"(\*\*|__|~~|`)")
 _SPACES = re.compile(r"[ \t]+")

@@ -119,3 +119,47 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def replace_note(path: Path, expected: bytes, text: str) -> None:
+    """Atomically give an existing note new text, unless it changed since it was read.
+
+    The new bytes go to a temporary file beside it and are renamed over it, so a reader (or a
+    crash) sees the old note or the new one, never half of each.
+    """
+    if path.read_bytes() != expected:
+        raise WriteError(f"{path.name} changed on disk while it was being edited; try again")
+    fd, tmp_name = tempfile.mkstemp(prefix=".kbtui-", suffix=".tmp", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        os.fchmod(fd, path.stat().st_mode & 0o777)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+ARCHIVE_FOLDER = ".archive"
+
+
+def archive_note(vault: Path, rel_path: str, reason: str = "merged") -> str:
+    """Move a note under `<vault>/.archive/<reason>/`, keeping its bytes; returns the new
+    vault-relative path. Hidden folders are not indexed, so its names stop resolving."""
+    source = vault / rel_path
+    folder = vault / ARCHIVE_FOLDER / reason / Path(rel_path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, suffix = Path(rel_path).stem, Path(rel_path).suffix
+    for n in range(1, 10_000):
+        target = folder / (f"{stem}{suffix}" if n == 1 else f"{stem} {n}{suffix}")
+        try:
+            os.link(source, target)
+        except FileExistsError:
+            continue
+        source.unlink()
+        _fsync_dir(folder)
+        return target.relative_to(vault).as_posix()
+    raise WriteError(f"no free archive name for {rel_path}")

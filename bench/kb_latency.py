@@ -1,0 +1,170 @@
+"""kb_search and kb_get latency through the query layer, as the CLI, TUI and MCP server call it.
+
+    python bench/kb_latency.py                      # vault_example, real model throughout
+    python bench/kb_latency.py --chunks 100000      # synthetic vault of ~100k chunks
+    python bench/kb_latency.py --chunks 300000 --hnsw
+
+Synthetic vaults are indexed once (kept under --work, default /tmp/kbtui-bench) with the
+deterministic hash embedder, because embedding 100k chunks with the real model takes an hour
+on 2 cores; queries are still embedded by the real model, so the figures include it. Prints
+p50/p95 warm latency, RSS, and with --hnsw the HNSW build/reuse and recall@10 against exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from bench_common import QUERIES, percentiles
+from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] when run by path
+
+from kbtui.config import Settings
+from kbtui.embed import FastEmbedder, HashEmbedder
+from kbtui.services.indexer import Indexer
+from kbtui.services.kb import KnowledgeBase
+from kbtui.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+CHUNKS_PER_NOTE = 5.5  # what synth_vault produces on average
+
+
+def rss_mb() -> tuple[float, float]:
+    """(current RSS, peak RSS) of this process in MB, from /proc."""
+    fields = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def timed(fn: Any, rounds: int) -> list[float]:
+    out = []
+    for i in range(rounds):
+        start = time.perf_counter()
+        fn(i)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def example_vault(work: Path) -> Settings:
+    vault = work / "vault_example"
+    if vault.exists():
+        shutil.rmtree(vault)
+    shutil.copytree(REPO / "vault_example", vault, ignore=shutil.ignore_patterns(".kbtui"))
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    embedder = FastEmbedder()
+    started = time.perf_counter()
+    Indexer(settings, store, embedder).run()
+    print(f"indexed vault_example with the real model in {time.perf_counter() - started:.1f} s")
+    store.close()
+    return settings
+
+
+def synthetic_vault(work: Path, chunks: int) -> Settings:
+    notes = int(chunks / CHUNKS_PER_NOTE)
+    vault = work / f"synth_{notes}"
+    settings = Settings.for_vault(vault)
+    if not settings.db_path.exists():
+        started = time.perf_counter()
+        make_vault(vault, notes, 0)
+        store = Store(settings.db_path)
+        Indexer(settings, store, HashEmbedder()).run()
+        store.close()
+        print(f"built a {notes}-note synthetic vault in {time.perf_counter() - started:.0f} s")
+    return settings
+
+
+def run(settings: Settings, rounds: int, hnsw: bool) -> None:
+    gc.collect()
+    base_rss = rss_mb()[0]
+    embedder = FastEmbedder()
+    embedder.load()
+    if hnsw:
+        settings = Settings(**{**settings.__dict__, "hnsw_min_chunks": 1})
+    started = time.perf_counter()
+    kb = KnowledgeBase.open(settings, embedder)
+    first = kb.call("kb_search", {"query": "warm up the caches", "top_k": 10})
+    assert first["ok"], first
+    ann = kb.search_service.vectors.ann
+    if hnsw and ann is not None:
+        waited = time.perf_counter()
+        kb.wait_for_ann()
+        print(f"HNSW ready after {time.perf_counter() - waited:.1f} s ({kb.ann_state()})")
+    print(f"open + first search: {time.perf_counter() - started:.2f} s")
+    stats = kb.store.stats()
+    print(f"index: {stats['notes']} notes, {stats['chunks']} chunks, {stats['embedded']} vectors")
+    ids = [eid for eid, *_ in kb.store.note_states().values()]
+    rng = random.Random(0)
+    picks = [rng.choice(ids) for _ in range(rounds)]
+
+    def search(i: int) -> None:
+        kb.call("kb_search", {"query": QUERIES[i % len(QUERIES)], "top_k": 10})
+
+    def search_filtered(i: int) -> None:
+        kb.call(
+            "kb_search",
+            {"query": QUERIES[i % len(QUERIES)], "top_k": 10, "filters": {"type": "person"}},
+        )
+
+    def get(i: int) -> None:
+        assert kb.call("kb_get", {"id": picks[i]})["ok"]
+
+    timed(search, 10)
+    print(f"kb_search          {percentiles(timed(search, rounds))}   goal p95 <= 25 ms")
+    print(f"kb_search person   {percentiles(timed(search_filtered, rounds))}")
+    print(f"kb_get             {percentiles(timed(get, rounds))}   goal p95 <= 5 ms")
+    qvecs = embedder.embed(QUERIES)
+    embed_ms = timed(lambda i: embedder.embed([QUERIES[i % len(QUERIES)]]), rounds)
+    print(f"query embedding    {percentiles(embed_ms)}")
+    if hnsw and kb.search_service.vectors.use_ann():
+        vi = kb.search_service.vectors
+        ann_ms = timed(lambda i: vi.search(qvecs[i % len(qvecs)], 10), rounds)
+        print(f"vector top-10 HNSW {percentiles(ann_ms)}")
+        recall = []
+        for q in HashEmbedder().embed([f"{a} {b}" for a in QUERIES for b in QUERIES[:5]]):
+            approx = {c for c, _ in vi.search(q, 10)}
+            exact = {c for c, _ in vi.exact_search(q, 10)}
+            recall.append(len(approx & exact) / 10)
+        print(
+            f"recall@10 HNSW vs exact: {np.mean(recall):.3f} over {len(recall)} queries "
+            "(goal >= 0.98)"
+        )
+    current, peak = rss_mb()
+    print(
+        f"RSS {current:.0f} MB (peak {peak:.0f} MB; {base_rss:.0f} MB before opening)"
+        "   goal <= 700 MB at 100k chunks"
+    )
+    kb.close()
+    if hnsw:
+        started = time.perf_counter()
+        again = KnowledgeBase.open(settings, embedder)
+        again.call("kb_search", {"query": "warm up", "top_k": 10})
+        again.wait_for_ann()
+        print(
+            f"restart after a clean exit: ready in {time.perf_counter() - started:.2f} s "
+            f"({again.ann_state()})"
+        )
+        again.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--chunks", type=int, default=0, help="synthetic vault size (0: example)")
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--hnsw", action="store_true", help="serve vectors from HNSW")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    settings = synthetic_vault(args.work, args.chunks) if args.chunks else example_vault(args.work)
+    run(settings, args.rounds, args.hnsw)
+
+
+if __name__ == "__main__":
+    main()

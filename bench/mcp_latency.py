@@ -1,0 +1,130 @@
+"""Round-trip latency of kb_get and kb_search through the real MCP client, and the server's memory.
+
+    python bench/mcp_latency.py                 # a fresh copy of vault_example
+    python bench/mcp_latency.py --calls 500 --vault ~/notes-copy
+
+Starts `kbtui mcp` as a subprocess over stdio (what an assistant does), times start-up and the
+first pass (index + embed), then times `--calls` calls of kb_get (cycling over every note) and
+of kb_search (hybrid, cycling over a dozen questions; then keyword mode), each a full JSON-RPC
+round trip: client serialisation, pipe, server dispatch and thread hop, the query itself and
+back. Prints p50/p95 and the server's RSS (from /proc/<pid>/status) after indexing and at the
+end. Without --vault the copy of vault_example is made in a temporary folder and deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import QUERIES, percentiles
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def rss_mb(pid: int) -> tuple[float, float]:
+    """(current RSS, peak RSS) of a process in MB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+async def status(session: ClientSession) -> dict[str, Any]:
+    result = await session.read_resource("kbtui://status")
+    text = getattr(result.contents[0], "text", "{}")
+    return dict(json.loads(text))
+
+
+async def wait_indexed(session: ClientSession, timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = await status(session)
+        stats = now["stats"]
+        if now["index"]["state"] == "idle" and stats["chunks"] == stats["embedded"]:
+            return now
+        await anyio.sleep(0.2)
+    raise SystemExit(f"indexing did not finish within {timeout:.0f}s")
+
+
+async def timed(session: ClientSession, calls: list[tuple[str, dict[str, Any]]]) -> list[float]:
+    out = []
+    for name, args in calls:
+        start = time.perf_counter()
+        result = await session.call_tool(name, args)
+        out.append((time.perf_counter() - start) * 1000)
+        if result.is_error:
+            raise SystemExit(f"{name} {args} failed: {result.structured_content}")
+    return out
+
+
+async def bench(vault: Path, n: int, timeout: float) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
+        cwd=REPO,
+    )
+    started = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        ready = time.perf_counter() - started
+        first = await wait_indexed(session, timeout)
+        indexed = time.perf_counter() - started
+        pid, stats = int(first["pid"]), first["stats"]
+        print(f"vault {vault}: {stats['notes']} notes, {stats['chunks']} chunks")
+        print(f"initialize answered after {ready:.2f}s; indexed and embedded after {indexed:.2f}s")
+        rss, peak = rss_mb(pid)
+        print(f"server RSS after indexing: {rss:.0f} MB (peak {peak:.0f} MB)")
+
+        listed = await session.list_resources()
+        ids = [r.name for r in listed.resources if str(r.uri).startswith("kbtui://note/")]
+        warm = [("kb_search", {"query": q}) for q in QUERIES] + [
+            ("kb_get", {"id": i}) for i in ids[:10]
+        ]
+        await timed(session, warm)
+        gets = [("kb_get", {"id": ids[i % len(ids)]}) for i in range(n)]
+        searches = [("kb_search", {"query": QUERIES[i % len(QUERIES)]}) for i in range(n)]
+        keyword = [
+            ("kb_search", {"query": QUERIES[i % len(QUERIES)], "mode": "keyword"}) for i in range(n)
+        ]
+        pings = []
+        for _ in range(n):  # the protocol alone: pipe, JSON-RPC, dispatch, no thread hop
+            start = time.perf_counter()
+            await session.send_ping()
+            pings.append((time.perf_counter() - start) * 1000)
+        print(f"ping               {percentiles(pings)}")
+        print(f"kb_get             {percentiles(await timed(session, gets))}")
+        print(f"kb_search hybrid   {percentiles(await timed(session, searches))}")
+        print(f"kb_search keyword  {percentiles(await timed(session, keyword))}")
+        rss, peak = rss_mb(pid)
+        print(f"server RSS at the end: {rss:.0f} MB (peak {peak:.0f} MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--vault", type=Path, help="Serve this vault (default: vault_example copy)")
+    parser.add_argument("--calls", type=int, default=200, help="Calls per tool (default 200)")
+    parser.add_argument("--timeout", type=float, default=600, help="Max seconds to index")
+    args = parser.parse_args()
+    if args.vault is not None:
+        anyio.run(bench, args.vault.resolve(), args.calls, args.timeout)
+        return
+    with tempfile.TemporaryDirectory(prefix="kbtui-mcp-bench-") as work:
+        vault = Path(work) / "vault_example"
+        shutil.copytree(REPO / "vault_example", vault, ignore=shutil.ignore_patterns(".kbtui"))
+        anyio.run(bench, vault, args.calls, args.timeout)
+
+
+if __name__ == "__main__":
+    main()

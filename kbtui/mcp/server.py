@@ -1,0 +1,224 @@
+"""The MCP server: the 18 tools of the spec, each a pass-through to `KnowledgeBase.call`, and the
+vault's notes as resources addressed by entity id.
+
+The SDK's low-level `Server` on purpose: the published input schemas are the ToolSpecs' own
+(the spec's defaults and ranges, verbatim), and arguments reach `kb.call` untouched, so a bad
+call gets the envelope's structured error rather than the SDK's generic one. Nothing here
+raises for a tool call: the envelope comes back with `isError` set when `ok` is false.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+from urllib.parse import quote, unquote
+
+import anyio.to_thread
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from kbtui.services.kb import ALL_TOOLS, KnowledgeBase
+
+log = logging.getLogger("kbtui.mcp")
+
+NOTE_URI_PREFIX = "kbtui://note/"
+NOTE_URI_TEMPLATE = NOTE_URI_PREFIX + "{id}"
+STATUS_URI = "kbtui://status"
+PAGE_SIZE = 500
+INSTRUCTIONS = (
+    "kbtui serves the user's own markdown vault (people, projects, meetings, notes) and the "
+    "knowledge graph drawn from it. Start with kb_search for a question; kb_get fetches a "
+    "whole note by the id a result gives; get_chunk gives one passage with related passages. "
+    "kg_find_entity turns a name into an entity id for the kg_* graph tools. Every answer "
+    "has ok/success; on failure error.type says VALIDATION (fix the arguments), PERMANENT, "
+    "TRANSIENT (retry) or INTERNAL. Notes are also resources: kbtui://note/<entity id>."
+)
+
+
+class KbHost:
+    """The knowledge base and the one lock every user of its store takes (DuckDB
+    connections are not safe for concurrent use from threads)."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        lock: threading.RLock | None = None,
+        status: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
+        self.kb = kb
+        self.lock = lock if lock is not None else threading.RLock()
+        self._status = status
+
+    def call(self, name: str, args: dict[str, Any] | None) -> dict[str, Any]:
+        """One tool call under the lock; `kb.call` validates and never raises."""
+        with self.lock:
+            return self.kb.call(name, args)
+
+    def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]:
+        """Notes `start:start+size` by entity id (id, title, type, path), and how many exist."""
+        with self.lock:
+            ids = sorted(entity_id for entity_id, *_ in self.kb.store.note_states().values())
+            page = ids[start : start + size]
+            rows = self.kb.store.entity_rows(page)
+        return [rows[i] for i in page if i in rows], len(ids)
+
+    def status(self) -> dict[str, Any]:
+        with self.lock:
+            stats = self.kb.store.stats()
+        index = self._status() if self._status is not None else {"state": "unknown"}
+        index["chunks_waiting_for_vectors"] = stats.get("chunks", 0) - stats.get("embedded", 0)
+        return {
+            "vault": str(self.kb.settings.vault),
+            "pid": os.getpid(),
+            "index": index,
+            "stats": stats,
+        }
+
+
+def build_server(host: KbHost) -> Server[Any]:
+    """The low-level server with tools and resources wired to `host`."""
+    tools = [
+        types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema())
+        for spec in ALL_TOOLS.values()
+    ]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        envelope = await anyio.to_thread.run_sync(host.call, params.name, params.arguments)
+        return tool_result(envelope, params.name)
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        start = _cursor(params.cursor if params is not None else None)
+        notes, total = await anyio.to_thread.run_sync(host.note_page, start, PAGE_SIZE)
+        resources = [note_resource(n) for n in notes]
+        if start == 0:
+            resources.insert(0, STATUS_RESOURCE)
+        end = start + PAGE_SIZE
+        return types.ListResourcesResult(
+            resources=resources, next_cursor=str(end) if end < total else None
+        )
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[NOTE_TEMPLATE])
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        if uri == STATUS_URI:
+            status = await anyio.to_thread.run_sync(host.status)
+            text = json.dumps(status, ensure_ascii=False, default=str)
+            contents = types.TextResourceContents(uri=uri, mime_type="application/json", text=text)
+            return types.ReadResourceResult(contents=[contents])
+        if not uri.startswith(NOTE_URI_PREFIX):
+            raise MCPError(
+                types.INVALID_PARAMS, f"unknown resource {uri!r}; use {NOTE_URI_TEMPLATE}"
+            )
+        entity_id = unquote(uri[len(NOTE_URI_PREFIX) :])
+        note = await anyio.to_thread.run_sync(host.call, "kb_get", {"id": entity_id})
+        if not note.get("ok"):
+            raise MCPError(types.INVALID_PARAMS, f"resource {uri!r}: {note.get('message')}")
+        contents = types.TextResourceContents(
+            uri=uri, mime_type="text/markdown", text=str(note["content"])
+        )
+        return types.ReadResourceResult(contents=[contents])
+
+    return Server(
+        "kbtui",
+        version=_version(),
+        title="kbtui knowledge base",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+
+
+def tool_result(envelope: dict[str, Any], name: str) -> types.CallToolResult:
+    """The envelope as structured content plus the same JSON as text; never raises."""
+    try:
+        text = json.dumps(envelope, ensure_ascii=False, default=str)
+        structured = json.loads(text)
+    except (TypeError, ValueError) as exc:  # a bug in a tool's answer: still a clean error
+        log.exception("tool %s returned an answer that is not JSON", name)
+        message = f"internal error in {name}: the answer is not JSON ({exc})"
+        structured = {
+            "ok": False,
+            "success": False,
+            "error": {"type": "INTERNAL", "message": message, "retryable": False, "field": None},
+            "error_type": "InternalError",
+            "message": message,
+        }
+        text = json.dumps(structured)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=structured,
+        is_error=not structured.get("ok", False),
+    )
+
+
+def note_uri(entity_id: str) -> str:
+    return NOTE_URI_PREFIX + quote(entity_id, safe=":")
+
+
+def note_resource(note: dict[str, Any]) -> types.Resource:
+    return types.Resource(
+        uri=note_uri(note["id"]),
+        name=note["id"],
+        title=note["name"],
+        description=f"{note['type']} note {note['path']}",
+        mime_type="text/markdown",
+    )
+
+
+NOTE_TEMPLATE = types.ResourceTemplate(
+    name="note",
+    title="A note by entity id",
+    uri_template=NOTE_URI_TEMPLATE,
+    description="A note's markdown (its body, frontmatter left out) by entity id (type:name, "
+    "e.g. kbtui://note/person:andrei_clodius), as kb_get returns it.",
+    mime_type="text/markdown",
+)
+STATUS_RESOURCE = types.Resource(
+    uri=STATUS_URI,
+    name="status",
+    title="Index status",
+    description="What the background indexer is doing (indexing / embedding / idle) and what "
+    "the index holds (notes, chunks, embedded chunks).",
+    mime_type="application/json",
+)
+
+
+def _cursor(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        return max(0, int(cursor))
+    except ValueError:
+        raise MCPError(types.INVALID_PARAMS, f"invalid cursor {cursor!r}") from None
+
+
+def _version() -> str:
+    try:
+        return version("kbtui")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,362 @@
+"""A disposable HNSW index over the store's vectors, in a side DuckDB file next to the index.
+
+Measured with DuckDB 1.5.5 + vss (tests/test_hnsw.py holds the behaviour), and what follows:
+- The side file is built once, then only ATTACHed READ_ONLY. In-place updates fail: a DELETE on
+  an index loaded from disk leaves the node in the graph (LIMIT 10 then gave 0 live rows), and
+  one checkpoint after a 1,000-row insert at 100k grew the file from 196 to 394 MB.
+- Changes since the build are an overlay: base rows whose chunk went away or whose vector
+  differs are hidden (the search over-fetches past them), newer vectors are scored exactly in
+  RAM, and the lists merge. Past REBUILD_FRACTION of the base, a new file is built.
+- CREATE INDEX runs in a child process: an interrupt does not stop it, a vss crash cannot take
+  the app down, and `hnsw_enable_experimental_persistence` is only ever set there, never in the
+  instance holding the main database. The rows reach the build file by plain SQL first.
+- Crash safety: the build file replaces the side file only after the child checkpointed and
+  exited 0; the marker (.clean.json: format, model, DuckDB version, size, mtime) is removed
+  before that rename and written after it. A side file without a matching marker, or with a
+  .wal, is deleted, never attached. Read-only, it survives a crash of the app that uses it.
+- The query vector is a VARCHAR cast to FLOAT[384] (a list parameter costs 35 ms), and the
+  search cursor turns late materialization off (its semi-join doubled p50 at 100k).
+
+Threads: any method from any thread. Construct it while no other thread uses `store.con` (it
+takes three cursors). Searches share a cursor under a lock. Swapping in a rebuilt file (attach,
+load the graph) took up to 1 s at 100k on a loaded machine: `ready` is False meanwhile, and a
+search or sync already waiting is delayed by it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from subprocess import DEVNULL, PIPE, Popen
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from kbtui.models import EMBED_DIM
+from kbtui.store.db import Store, StoreError, _extension_path
+
+log = logging.getLogger("kbtui.hnsw")
+FORMAT = 1
+REBUILD_FRACTION = 0.25
+MIN_REBUILD_CHANGES = 32  # a rebuild starts a process: not for every saved note
+_aliases = itertools.count(1)
+_CHILD = """import sys, duckdb
+path, extension, m = sys.argv[1:]
+con = duckdb.connect(path)
+con.execute(f"LOAD '{extension}'")
+con.execute("SET hnsw_enable_experimental_persistence = true")
+con.execute(f"CREATE INDEX vecs_hnsw ON vecs USING HNSW (vec) WITH (metric='cosine', m={int(m)})")
+con.execute("CHECKPOINT")
+con.close()
+"""  # the build process: the only place the persistence flag is ever set
+
+
+def _remove(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".wal")):
+        p.unlink(missing_ok=True)
+
+
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """values ∈ sorted_set, elementwise."""
+    if not len(sorted_set) or not len(values):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return np.asarray(sorted_set[pos] == values)
+
+
+def _sql_path(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+class HnswSideIndex:
+    """Approximate top-k over the store's embedded chunks (the services' AnnIndex).
+
+    State, all cid arrays sorted: `_base` the file's rows, `_changed` base rows whose vector
+    differs from the store's (found on reuse), `_hidden` base rows not to return, and
+    `_delta_cids`/`_delta_vecs` the vectors scored exactly.
+    """
+
+    def __init__(
+        self, store: Store, path: Path, model_id: str, ef_search: int = 64, m: int = 16
+    ) -> None:
+        self.store, self.path, self.model_id = store, path, model_id
+        self.ef_search, self.m = ef_search, m
+        self.marker = path.with_suffix(".clean.json")
+        self.build_path = path.with_suffix(".build.duckdb")
+        self.last_build_seconds = 0.0
+        self._lock = threading.RLock()  # the attached file, the overlay, the search cursor
+        self._sync_lock = threading.RLock()  # one diff at a time; always taken before _lock
+        self._build_lock = threading.Lock()  # one build at a time
+        self._search_cur, self._sync_cur, self._build_cur = (store.con.cursor() for _ in "abc")
+        self._search_cur.execute("SET late_materialization_max_rows = 0")
+        self._ef_set = 0
+        self._alias: str | None = None
+        self._base = self._changed = self._hidden = self._delta_cids = np.zeros(0, np.int64)
+        self._delta_vecs = np.zeros((0, EMBED_DIM), dtype=np.float32)
+        self._child: Popen[bytes] | None = None
+        self._rebuilder: threading.Thread | None = None
+        self._closed = False
+
+    @property
+    def ready(self) -> bool:
+        return self._alias is not None and not self._closed
+
+    @property
+    def count(self) -> int:
+        """Vectors a search can return."""
+        return len(self._base) - len(self._hidden) + len(self._delta_cids)
+
+    def info(self) -> dict[str, Any]:
+        """For logs and benches."""
+        size = self.path.stat().st_size if self.path.exists() else 0
+        building = self._rebuilder is not None and self._rebuilder.is_alive()
+        counts = {"base": len(self._base), "hidden": len(self._hidden)}
+        return counts | {"delta": len(self._delta_cids), "file_bytes": size, "building": building}
+
+    def open(self) -> str:
+        """Attach the side file if its marker vouches for it, else build one: "reused"/"built".
+
+        A build takes minutes at 100k (call this from a background thread); it raises
+        StoreError when it fails or when the store's vectors come from another model.
+        """
+        if not self._model_ok():
+            raise StoreError(f"the index holds vectors of another model than {self.model_id}")
+        with self._build_lock:
+            _remove(self.build_path)  # a build that never finished
+            outcome = "reused" if self._try_reuse() else "built"
+            if outcome == "built":
+                self._build()
+        self.sync()
+        return outcome
+
+    def _identity(self) -> dict[str, Any]:
+        return {"format": FORMAT, "model": self.model_id, "duckdb": duckdb.__version__, "m": self.m}
+
+    def _try_reuse(self) -> bool:
+        try:
+            marker, st = json.loads(self.marker.read_text()), self.path.stat()
+            valid = (
+                all(marker.get(k) == v for k, v in self._identity().items())
+                and (marker.get("bytes"), marker.get("mtime_ns")) == (st.st_size, st.st_mtime_ns)
+                and not self.path.with_name(self.path.name + ".wal").exists()
+            )
+            if valid:
+                with self._sync_lock, self._lock:
+                    self._attach(verify=True)
+                return True
+        except (OSError, ValueError, AttributeError, duckdb.Error) as exc:
+            log.info("HNSW side file %s not reusable: %s", self.path, exc)
+            with self._lock:
+                self._detach()
+        self.marker.unlink(missing_ok=True)
+        _remove(self.path)
+        return False
+
+    def _build(self) -> None:
+        """Copy the vectors into a new file, index it in a child process, swap it in."""
+        started, cur = time.perf_counter(), self._build_cur
+        _remove(self.build_path)
+        alias = f"kbtui_hnsw_build_{next(_aliases)}"
+        cur.execute(f"ATTACH {_sql_path(self.build_path)} AS {alias}")
+        try:
+            cur.execute(f"""CREATE TABLE {alias}.vecs AS SELECT cid, hash(embedding) AS h,
+                embedding AS vec FROM chunks WHERE embedding IS NOT NULL ORDER BY cid""")
+            cur.execute(f"CHECKPOINT {alias}")
+        finally:
+            cur.execute(f"DETACH {alias}")
+        self._run_child()
+        with self._sync_lock, self._lock:
+            self._detach()
+            self.marker.unlink(missing_ok=True)
+            _remove(self.path)
+            os.replace(self.build_path, self.path)
+            st = self.path.stat()
+            self._attach(verify=False)
+            marker = self._identity() | {"rows": len(self._base), "bytes": st.st_size}
+            tmp = self.marker.with_suffix(".tmp")
+            tmp.write_text(json.dumps(marker | {"mtime_ns": st.st_mtime_ns}))
+            os.replace(tmp, self.marker)
+            self._refresh()
+        self.last_build_seconds = time.perf_counter() - started
+        log.info("HNSW index built: %d vectors in %.1f s", len(self._base), self.last_build_seconds)
+
+    def _run_child(self) -> None:
+        args = [str(self.build_path), str(_extension_path("vss")), str(self.m)]
+        self._child = Popen(
+            [sys.executable, "-c", _CHILD, *args], stdin=DEVNULL, stdout=DEVNULL, stderr=PIPE
+        )
+        if self._closed:  # close() may have looked before the child existed
+            self._child.kill()
+        _, err = self._child.communicate()
+        code, self._child = self._child.returncode, None
+        if code != 0 or self._closed:
+            _remove(self.build_path)
+            raise StoreError(f"HNSW build failed ({code}): {err.decode(errors='replace')[-400:]}")
+
+    def _attach(self, verify: bool) -> None:
+        """Attach self.path read-only, load its cids. Caller holds _sync_lock and _lock."""
+        alias, cur = f"kbtui_hnsw_{next(_aliases)}", self._search_cur
+        cur.execute(f"ATTACH {_sql_path(self.path)} AS {alias} (READ_ONLY)")
+        self._alias = alias
+        sql = f"SELECT cid, false AS x FROM {alias}.vecs ORDER BY cid"
+        if verify:  # same cid, other vector: the main file was rebuilt or a cid was reused
+            sql = f"""SELECT v.cid, coalesce(hash(c.embedding) <> v.h, false) AS x
+                FROM {alias}.vecs v LEFT JOIN chunks c USING (cid) ORDER BY v.cid"""
+        res = cur.execute(sql).fetchnumpy()
+        self._base = np.asarray(res["cid"], dtype=np.int64)
+        self._changed = self._base[np.asarray(res["x"], dtype=bool)]
+        self._hidden = self._delta_cids = np.zeros(0, dtype=np.int64)
+        self._delta_vecs = np.zeros((0, EMBED_DIM), dtype=np.float32)
+        self._query(np.eye(1, EMBED_DIM, dtype=np.float32)[0], 1)  # loads the graph now
+
+    def _detach(self) -> None:
+        if self._alias is not None:
+            alias, self._alias = self._alias, None
+            try:
+                self._search_cur.execute(f"DETACH {alias}")
+            except duckdb.Error as exc:  # the store may already be closed
+                log.debug("detach %s: %s", alias, exc)
+
+    def _model_ok(self) -> bool:
+        with self._sync_lock:
+            sql = "SELECT value FROM meta WHERE key = 'embed_model'"
+            row = self._sync_cur.execute(sql).fetchone()
+        return row is None or row[0] == self.model_id
+
+    def sync(self) -> tuple[int, int]:
+        """Follow the store: (vectors added, vectors removed) since the last sync.
+
+        Costs a scan of the cid column (60-180 ms at 100k) plus loading new vectors. Past
+        REBUILD_FRACTION, a rebuild starts in a background thread; searches go on meanwhile.
+        """
+        with self._sync_lock:
+            if not self.ready:
+                return 0, 0
+            if not self._model_ok():
+                log.warning("HNSW index disabled: the store's vectors are not %s", self.model_id)
+                with self._lock:
+                    self._detach()
+                return 0, 0
+            added, removed = self._refresh()
+            changes = len(self._hidden) + len(self._delta_cids)
+        if changes > max(REBUILD_FRACTION * len(self._base), MIN_REBUILD_CHANGES):
+            self._start_rebuild()
+        return added, removed
+
+    def _refresh(self) -> tuple[int, int]:
+        """Recompute the overlay against the store: (added, removed). Caller holds _sync_lock.
+
+        A base row once hidden stays hidden: if its cid comes back, the delta serves it.
+        """
+        cur = self._sync_cur
+        res = cur.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid")
+        embedded = np.asarray(res.fetchnumpy()["cid"], dtype=np.int64)
+        base = self._base
+        gone = _member(base, self._changed) | _member(base, self._hidden)
+        live = base[_member(base, embedded) & ~gone]
+        wanted = embedded[~_member(embedded, live)]
+        keep = _member(self._delta_cids, wanted)
+        new = wanted[~_member(wanted, self._delta_cids)]
+        cids, vecs = self._delta_cids[keep], self._delta_vecs[keep]
+        if len(new):
+            cur.register("_hnsw_new", {"id": new})
+            try:
+                got = cur.execute("""SELECT cid, embedding FROM chunks WHERE embedding IS NOT NULL
+                    AND cid IN (SELECT id FROM _hnsw_new)""").fetchnumpy()
+            finally:
+                cur.unregister("_hnsw_new")
+            if len(got["cid"]):
+                cids = np.concatenate([cids, np.asarray(got["cid"], dtype=np.int64)])
+                vecs = np.concatenate([vecs, np.stack(list(got["embedding"])).astype(np.float32)])
+                order = np.argsort(cids, kind="stable")
+                cids, vecs = cids[order], np.ascontiguousarray(vecs[order])
+        hidden = base[~_member(base, live)]
+        removed = len(hidden) - len(self._hidden) + int((~keep).sum())
+        with self._lock:
+            self._hidden, self._delta_cids, self._delta_vecs = hidden, cids, vecs
+        return len(cids) - int(keep.sum()), removed
+
+    def _start_rebuild(self) -> None:
+        def rebuild() -> None:
+            try:
+                with self._build_lock:
+                    if not self._closed:
+                        self._build()
+            except (duckdb.Error, StoreError, OSError) as exc:
+                log.warning("HNSW rebuild failed: %s", exc)
+
+        if not self._closed and not (self._rebuilder and self._rebuilder.is_alive()):
+            self._rebuilder = threading.Thread(target=rebuild, name="hnsw-rebuild", daemon=True)
+            self._rebuilder.start()
+
+    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(cids int64, cosine similarities float32) of the k nearest, best first."""
+        q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
+        with self._lock:
+            if self._alias is None:
+                raise StoreError("the HNSW index is not open")
+            if k <= 0:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            cids, sims = self._search_base(q, k)
+            if len(self._delta_cids):
+                dsims = self._delta_vecs @ q
+                top = np.argpartition(-dsims, k - 1)[:k] if len(dsims) > k else slice(None)
+                cids = np.concatenate([cids, self._delta_cids[top]])
+                sims = np.concatenate([sims, dsims[top]])
+        order = np.lexsort((cids, -sims))[:k]
+        return cids[order], sims[order].astype(np.float32)
+
+    def _search_base(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Over-fetch past hidden rows: the graph still holds them."""
+        hidden, most = self._hidden, k + len(self._hidden)
+        n = min(most, 2 * k + 16) if len(hidden) else k
+        while True:
+            cids, dist = self._query(q, n)
+            keep = ~_member(cids, hidden)
+            if keep.sum() >= k or len(cids) < n or n >= most:
+                return cids[keep][:k], (1.0 - dist[keep][:k]).astype(np.float32)
+            n = min(4 * n, most)
+
+    def _sql(self, n: int) -> str:
+        return f"""SELECT cid, array_cosine_distance(vec, $1::FLOAT[{EMBED_DIM}]) AS d
+            FROM {self._alias}.vecs ORDER BY d LIMIT {int(n)}"""
+
+    def _query(self, q: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        ef = max(self.ef_search, n)  # vss would widen it to n anyway; explicit is clearer
+        if ef != self._ef_set:  # a session setting: this cursor only
+            self._search_cur.execute(f"SET hnsw_ef_search = {ef}")
+            self._ef_set = ef
+        literal = "[" + ",".join(map(str, q.tolist())) + "]"  # exact: shortest repr round-trips
+        res = self._search_cur.execute(self._sql(n), [literal]).fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64), np.asarray(res["d"], dtype=np.float64)
+
+    def explain(self, k: int) -> str:
+        """The physical plan of the base query, to check it is an HNSW_INDEX_SCAN."""
+        literal = "[" + ",".join(["0.05"] * EMBED_DIM) + "]"
+        with self._lock:
+            if self._alias is None:
+                raise StoreError("the HNSW index is not open")
+            rows = self._search_cur.execute("EXPLAIN " + self._sql(k), [literal]).fetchall()
+        return "\n".join(str(r[1]) for r in rows)
+
+    def close(self) -> None:
+        """Stop any build (killing its child) and detach. The file and marker stay valid."""
+        self._closed = True
+        if (child := self._child) is not None:
+            child.kill()
+        with contextlib.suppress(duckdb.Error):
+            self._build_cur.interrupt()
+        with self._build_lock, self._sync_lock, self._lock:
+            self._detach()
+            for cur in (self._search_cur, self._sync_cur, self._build_cur):
+                with contextlib.suppress(duckdb.Error):
+                    cur.close()
+        _remove(self.build_path)

@@ -1,0 +1,78 @@
+"""kg_find_path's search on a real DuckDB file, checked against a plain BFS in Python."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from kbtui.store import Store
+
+
+def relate(store: Store, edges: list[tuple[str, str]]) -> None:
+    """Relationships written the way the store writes them (rel ids, hashed keys)."""
+    store.con.execute("DELETE FROM relationships")
+    store.con.executemany(
+        """INSERT INTO relationships VALUES
+           (?, ?, ?, 'RELATED_TO', NULL, 1.0, 'test.md', hash(?), hash(?))""",
+        [(f"rel_{i}", a, b, a, b) for i, (a, b) in enumerate(edges)],
+    )
+
+
+def bfs_hops(edges: list[tuple[str, str]], start: str, goal: str) -> int | None:
+    near: dict[str, set[str]] = {}
+    for a, b in edges:
+        near.setdefault(a, set()).add(b)
+        near.setdefault(b, set()).add(a)
+    seen, todo = {start: 0}, deque([start])
+    while todo:
+        node = todo.popleft()
+        for nxt in near.get(node, ()):
+            if nxt not in seen:
+                seen[nxt] = seen[node] + 1
+                todo.append(nxt)
+    return seen.get(goal)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "index.duckdb")
+
+
+def test_chain_respects_max_hops_and_direction_is_ignored(store: Store) -> None:
+    # a -> b <- c -> d -> e : four hops, walked against the arrows where needed
+    relate(store, [("a", "b"), ("c", "b"), ("c", "d"), ("d", "e"), ("x", "y")])
+    ids, rels = store.shortest_path("a", "e", 4) or ([], [])
+    assert ids == ["a", "b", "c", "d", "e"] and rels == ["rel_0", "rel_1", "rel_2", "rel_3"]
+    assert store.shortest_path("a", "e", 3) is None
+    assert store.shortest_path("e", "a", 4) == (ids[::-1], rels[::-1])
+    assert store.shortest_path("a", "y", 10) is None  # another component
+    assert store.shortest_path("a", "b", 1) == (["a", "b"], ["rel_0"])
+
+
+def test_random_graphs_give_shortest_paths(store: Store) -> None:
+    rng = random.Random(7)
+    for trial in range(6):
+        nodes = [f"n{i}" for i in range(60)]
+        edges = [(rng.choice(nodes), rng.choice(nodes)) for _ in range(70 + 10 * trial)]
+        edges = [(a, b) for a, b in edges if a != b]
+        relate(store, edges)
+        for _ in range(15):
+            start, goal = rng.sample(nodes, 2)
+            for max_hops in (1, 2, 3, 5, 10):
+                want = bfs_hops(edges, start, goal)
+                found = store.shortest_path(start, goal, max_hops)
+                if want is None or want > max_hops:
+                    assert found is None, (start, goal, max_hops)
+                    continue
+                assert found is not None, (start, goal, max_hops, want)
+                ids, rels = found
+                assert len(rels) == want and ids[0] == start and ids[-1] == goal
+                pairs = {frozenset(e) for e in edges}
+                for step, (a, b) in enumerate(itertools.pairwise(ids)):
+                    assert frozenset((a, b)) in pairs
+                    index = int(rels[step].removeprefix("rel_"))
+                    assert frozenset(edges[index]) == frozenset((a, b))

@@ -1,0 +1,305 @@
+"""The HNSW side file: real DuckDB files, real builds (in a child process), no mocks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbtui.config import Settings
+from kbtui.embed import HashEmbedder
+from kbtui.services.indexer import Indexer
+from kbtui.store import Store, StoreError
+from kbtui.store.hnsw import HnswSideIndex
+from tests.conftest import copy_vault
+
+MODEL = HashEmbedder.model_id
+SIDE = "vectors.hnsw.duckdb"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """vault_example indexed with the hash embedder, with a built side file (copied per test)."""
+    vault = copy_vault(tmp_path_factory.mktemp("hnsw") / "vault")
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    index = HnswSideIndex(store, settings.index_dir / SIDE, MODEL)
+    assert index.open() == "built"
+    index.close()
+    store.close()
+    return vault
+
+
+@pytest.fixture
+def settings(template: Path, tmp_path: Path) -> Settings:
+    vault = shutil.copytree(template, tmp_path / "vault", symlinks=True)  # copy2 keeps mtimes
+    return Settings.for_vault(vault)
+
+
+@pytest.fixture
+def store(settings: Settings) -> Iterator[Store]:
+    s = Store(settings.db_path)
+    yield s
+    s.close()
+
+
+def side(store: Store, settings: Settings, **kwargs: int) -> HnswSideIndex:
+    return HnswSideIndex(store, settings.index_dir / SIDE, MODEL, **kwargs)
+
+
+def exact(store: Store, query: np.ndarray, k: int) -> list[int]:
+    cids, vecs = store.load_vectors()
+    sims = vecs @ query
+    return [int(c) for c in cids[np.lexsort((cids, -sims))[:k]]]
+
+
+def test_search_uses_the_index_and_matches_exact(store: Store, settings: Settings) -> None:
+    index = side(store, settings)
+    assert index.open() == "reused"
+    assert "HNSW_INDEX_SCAN" in index.explain(10)
+    cids, vecs = store.load_vectors()
+    rng = np.random.default_rng(0)
+    recalls = []
+    sample = vecs[:: max(len(vecs) // 40, 1)]
+    for q in sample + rng.normal(0, 0.05, sample.shape):
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        got, sims = index.search(q, 10)
+        assert got.dtype == np.int64 and sims.dtype == np.float32
+        assert list(sims) == sorted(sims, reverse=True)
+        np.testing.assert_allclose(sims, vecs[np.searchsorted(cids, got)] @ q, atol=1e-5)
+        recalls.append(len(set(got.tolist()) & set(exact(store, q, 10))) / 10)
+    assert np.mean(recalls) >= 0.95
+    index.close()
+
+
+def test_k_above_ef_search_still_returns_k(store: Store, settings: Settings) -> None:
+    index = side(store, settings, ef_search=8)
+    index.open()
+    q = store.load_vectors()[1][3]
+    got, _ = index.search(q, 60)
+    assert len(got) == 60
+    assert len(set(got.tolist()) & set(exact(store, q, 60))) >= 54
+    everything, _ = index.search(q, 10_000)
+    assert len(everything) == index.count == len(store.embedded_cids())
+    index.close()
+
+
+def test_reopen_after_clean_close_reuses_the_file(store: Store, settings: Settings) -> None:
+    path = settings.index_dir / SIDE
+    before = path.stat().st_mtime_ns
+    for _ in range(2):
+        index = side(store, settings)
+        assert index.open() == "reused"
+        index.search(store.load_vectors()[1][0], 5)
+        index.close()
+        index.close()  # twice is fine
+    assert path.stat().st_mtime_ns == before
+    assert not path.with_name(SIDE + ".wal").exists()
+
+
+def run_and_crash(settings: Settings, body: str) -> None:
+    """Run `body` in a child process that then dies without closing anything."""
+    script = (
+        textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        from kbtui.store import Store
+        from kbtui.store.hnsw import HnswSideIndex
+        store = Store(Path({str(settings.db_path)!r}))
+        index = HnswSideIndex(store, Path({str(settings.index_dir / SIDE)!r}), {MODEL!r})
+        """)
+        + textwrap.dedent(body)
+        + "\nsys.stdout.flush()\nos._exit(1)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert done.returncode == 1, done.stderr.decode()
+
+
+def test_crash_while_attached_keeps_the_file(settings: Settings) -> None:
+    """The side file is only ever attached read-only, so a crash cannot damage it."""
+    run_and_crash(settings, "index.open(); index.search(store.load_vectors()[1][0], 3)")
+    store = Store(settings.db_path)  # the main file opens fine after the crash
+    index = side(store, settings)
+    assert index.open() == "reused"
+    q = store.load_vectors()[1][7]
+    assert index.search(q, 10)[0].tolist() == exact(store, q, 10)
+    index.close()
+    store.close()
+
+
+def test_crash_during_a_build_discards_it(settings: Settings) -> None:
+    build = settings.index_dir / "vectors.hnsw.build.duckdb"
+    run_and_crash(
+        settings,
+        f"""
+        index.marker.unlink()  # the build replaces the side file: marker goes first
+        store.con.execute("ATTACH {str(build)!r} AS b")
+        store.con.execute("CREATE TABLE b.vecs AS SELECT cid, embedding AS vec FROM chunks")
+        """,
+    )
+    assert build.exists()
+    store = Store(settings.db_path)
+    index = side(store, settings)
+    assert index.open() == "built"
+    assert not build.exists() and not build.with_name(build.name + ".wal").exists()
+    index.close()
+    store.close()
+
+
+@pytest.mark.parametrize("forge_marker", [False, True])
+def test_garbage_side_file_is_rebuilt(store: Store, settings: Settings, forge_marker: bool) -> None:
+    path = settings.index_dir / SIDE
+    path.write_bytes(b"not a database" * 1000)
+    marker = path.with_suffix(".clean.json")
+    if forge_marker:  # the marker vouches for it: attaching fails, and that is not an error
+        data = json.loads(marker.read_text())
+        data |= {"bytes": path.stat().st_size, "mtime_ns": path.stat().st_mtime_ns}
+        marker.write_text(json.dumps(data))
+    index = side(store, settings)
+    assert index.open() == "built"
+    assert index.count == len(store.embedded_cids())
+    index.close()
+
+
+def test_a_file_opened_for_writing_is_rebuilt(store: Store, settings: Settings) -> None:
+    path = settings.index_dir / SIDE
+    path.with_name(SIDE + ".wal").write_bytes(b"")
+    index = side(store, settings)
+    assert index.open() == "built"
+    index.close()
+
+
+def edit_vault(settings: Settings, store: Store) -> tuple[set[int], set[int]]:
+    """Delete two notes and add one, re-index; return (removed cids, added cids)."""
+    before = set(store.embedded_cids().tolist())
+    (settings.vault / "people" / "maya_okafor.md").unlink()
+    (settings.vault / "tech" / "sqlite.md").unlink()
+    new = settings.vault / "concepts" / "hnsw.md"
+    new.write_text("# HNSW\n\nHierarchical navigable small world graphs for vector search.\n")
+    Indexer(settings, store, HashEmbedder()).run()
+    after = set(store.embedded_cids().tolist())
+    return before - after, after - before
+
+
+def check_follows(store: Store, index: HnswSideIndex, removed: set[int], added: set[int]) -> None:
+    cids, vecs = store.load_vectors()
+    assert index.count == len(cids)
+    for q in vecs:
+        got, sims = index.search(q, 20)
+        assert not set(got.tolist()) & removed
+        np.testing.assert_allclose(sims, vecs[np.searchsorted(cids, got)] @ q, atol=1e-5)
+    for cid in added:
+        got, sims = index.search(vecs[np.searchsorted(cids, cid)], 1)
+        assert sims[0] > 0.999
+
+
+def test_sync_follows_deletes_and_additions(store: Store, settings: Settings) -> None:
+    index = side(store, settings)
+    index.open()
+    removed, added = edit_vault(settings, store)
+    assert removed and added
+    assert index.sync() == (len(added), len(removed))
+    assert index.sync() == (0, 0)
+    check_follows(store, index, removed, added)
+    index.close()
+    index = side(store, settings)  # and after a restart, with the same file
+    assert index.open() == "reused"
+    check_follows(store, index, removed, added)
+    index.close()
+
+
+def test_changes_while_closed_are_applied_on_open(store: Store, settings: Settings) -> None:
+    removed, added = edit_vault(settings, store)
+    cid = int(store.embedded_cids()[0])  # same cid, another vector (a reused cid)
+    store.set_embeddings([cid], HashEmbedder().embed(["something else entirely"]))
+    index = side(store, settings)
+    assert index.open() == "reused"
+    check_follows(store, index, removed, added | {cid})
+    index.close()
+
+
+def test_large_change_rebuilds_in_the_background(store: Store, settings: Settings) -> None:
+    index = side(store, settings)
+    index.open()
+    ids = [eid for eid, *_ in store.note_states().values()]
+    store.delete_notes(ids[: len(ids) // 2])
+    index.sync()
+    assert index._rebuilder is not None
+    index._rebuilder.join(30)
+    assert index.info()["hidden"] == 0 and index.info()["base"] == index.count
+    assert index.count == len(store.embedded_cids())
+    index.close()
+
+
+def test_model_change_rebuilds(store: Store, settings: Settings) -> None:
+    index = side(store, settings)
+    index.open()
+    store.reset_embeddings_for_model("other-model")
+    index.sync()
+    assert not index.ready  # vectors of another model: stop serving
+    index.close()
+    with pytest.raises(StoreError):
+        side(store, settings).open()
+    pending = store.pending_embeddings(10_000)
+    vecs = np.roll(HashEmbedder().embed([p[3] for p in pending]), 1, axis=1)
+    store.set_embeddings([p[0] for p in pending], vecs)
+    index = HnswSideIndex(store, settings.index_dir / SIDE, "other-model")
+    assert index.open() == "built"
+    assert index.search(vecs[5], 1)[1][0] > 0.999
+    index.close()
+
+
+def test_concurrent_searches_and_syncs(store: Store, settings: Settings) -> None:
+    index = side(store, settings)
+    index.open()
+    vecs = store.load_vectors()[1]
+    errors: list[BaseException] = []
+
+    def searcher() -> None:
+        try:
+            for q in vecs[:60]:
+                assert len(index.search(q, 10)[0]) == 10
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=searcher) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for _ in range(5):
+        index.sync()
+    for t in threads:
+        t.join()
+    assert not errors
+    index.close()
+
+
+def test_close_during_a_build_kills_it(store: Store, settings: Settings) -> None:
+    (settings.index_dir / SIDE).with_suffix(".clean.json").unlink()
+    index = side(store, settings)
+    errors: list[BaseException] = []
+
+    def opener() -> None:
+        try:
+            index.open()
+        except StoreError as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=opener)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while index._child is None and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    index.close()
+    thread.join(10)
+    assert errors and not index.ready
+    assert not (settings.index_dir / "vectors.hnsw.build.duckdb").exists()

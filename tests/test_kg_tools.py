@@ -1,0 +1,417 @@
+"""The kg_* tools of spec 004 on a real vault copy and a real DuckDB file."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbtui.config import Settings
+from kbtui.embed import HashEmbedder
+from kbtui.services.kb import KnowledgeBase
+from kbtui.store import Store
+
+
+@pytest.fixture
+def kb(settings: Settings) -> Iterator[KnowledgeBase]:
+    base = KnowledgeBase(settings, Store(settings.db_path), HashEmbedder())
+    base.indexer.run()
+    yield base
+    base.close()
+
+
+def fails(response: dict[str, Any], error_type: str, **empty: Any) -> None:
+    assert response["success"] is False and response["ok"] is False
+    assert response["error_type"] == error_type and response["message"]
+    for key, value in empty.items():
+        assert response[key] == value, key
+
+
+def graph(kb: KnowledgeBase) -> set[tuple[str, str, str, str]]:
+    rows = kb.store.con.execute(
+        "SELECT source_id, type, target_id, coalesce(label, '') FROM relationships"
+    ).fetchall()
+    return {tuple(r) for r in rows}
+
+
+# -- entity queries -------------------------------------------------------------------------
+def test_get_entity(kb: KnowledgeBase) -> None:
+    got = kb.call("kg_get_entity", {"entityId": "person:andrei_clodius"})
+    entity = got["entity"]
+    assert got["success"] is True and entity["name"] == "Andrei Clodius"
+    assert entity["type"] == "person" and entity["aliases"] == ["Andrei", "A. Clodius"]
+    assert set(entity) >= {
+        "id", "channelId", "name", "type", "aliases", "description", "confidence", "qValue",
+        "accessCount", "lastAccessed", "source", "createdAt", "updatedAt",
+    }  # fmt: skip
+    assert 0 <= entity["qValue"] <= 1 and entity["accessCount"] == 1  # this call used it
+    fails(kb.call("kg_get_entity", {"entityId": "person:nobody"}), "NotFoundError", entity=None)
+    fails(kb.call("kg_get_entity", {"entityId": "ent abc"}), "ValidationError", entity=None)
+
+
+def test_find_entity_partial_exact_and_aliases(kb: KnowledgeBase) -> None:
+    partial = kb.call("kg_find_entity", {"name": "Andrei", "limit": 5})
+    assert partial["success"] and partial["entities"][0]["id"] == "person:andrei_clodius"
+    assert partial["count"] == len(partial["entities"]) <= 5 <= 5
+    assert partial["totalFound"] >= partial["count"]
+    exact = kb.call("kg_find_entity", {"name": "BLE", "exact": True})
+    assert [e["id"] for e in exact["entities"]] == ["technology:bluetooth_le"]
+    assert kb.call("kg_find_entity", {"name": "bluetooth", "exact": True})["entities"] == []
+    many = kb.call("kg_find_entity", {"name": "a", "limit": 50})
+    assert many["count"] == 50 and many["totalFound"] > 50
+    for bad in ({"name": ""}, {"name": "x", "limit": 0}, {"name": "x", "limit": 51}):
+        fails(kb.call("kg_find_entity", bad), "ValidationError", entities=[], count=0)
+
+
+def test_neighbors_by_direction_and_type(kb: KnowledgeBase) -> None:
+    projects = kb.call(
+        "kg_get_neighbors",
+        {
+            "entityId": "person:andrei_clodius",
+            "direction": "outgoing",
+            "relationshipType": "WORKS_ON",
+        },
+    )
+    assert {e["id"] for e in projects["entities"]} == {
+        "project:vector_watch_project",
+        "project:tidepool_app",
+    }
+    assert all(r["type"] == "WORKS_ON" for r in projects["relationships"])
+    assert projects["entityCount"] == 2 and projects["relationshipCount"] == 2
+    incoming = kb.call(
+        "kg_get_neighbors",
+        {
+            "entityId": "project:vector_watch_project",
+            "direction": "incoming",
+            "relationshipType": "WORKS_ON",
+        },
+    )
+    team = {e["id"] for e in incoming["entities"]}
+    assert {"person:andrei_clodius", "person:tomas_lindqvist", "person:priya_raman"} <= team
+    both = kb.call("kg_get_neighbors", {"entityId": "person:andrei_clodius", "limit": 3})
+    assert both["entityCount"] == 3
+    fails(
+        kb.call("kg_get_neighbors", {"entityId": "person:andrei_clodius", "direction": "up"}),
+        "ValidationError",
+        entities=[],
+        relationships=[],
+    )
+    fails(
+        kb.call("kg_get_neighbors", {"entityId": "person:x", "relationshipType": "LIKES"}),
+        "ValidationError",
+    )
+
+
+def test_find_path(kb: KnowledgeBase) -> None:
+    found = kb.call(
+        "kg_find_path",
+        {
+            "fromEntityId": "person:amara_nwosu",
+            "toEntityId": "technology:zephyr_rtos",
+            "maxHops": 3,
+        },
+    )
+    assert found["success"] and found["found"] is True
+    ids, rels = found["path"]["entityIds"], found["path"]["relationshipIds"]
+    assert ids[0] == "person:amara_nwosu" and ids[-1] == "technology:zephyr_rtos"
+    assert found["hopCount"] == len(rels) == len(ids) - 1 <= 3
+    by_id = {r["id"]: r for r in found["relationships"]}
+    for (a, b), rel_id in zip(itertools.pairwise(ids), rels, strict=True):
+        assert {by_id[rel_id]["fromEntityId"], by_id[rel_id]["toEntityId"]} == {a, b}
+    for hops in (0, 11):
+        fails(
+            kb.call(
+                "kg_find_path",
+                {
+                    "fromEntityId": "person:amara_nwosu",
+                    "toEntityId": "technology:zephyr_rtos",
+                    "maxHops": hops,
+                },
+            ),
+            "ValidationError",
+            path=None,
+            found=False,
+        )
+    fails(
+        kb.call("kg_find_path", {"fromEntityId": "person:amara_nwosu", "toEntityId": "person:x"}),
+        "NotFoundError",
+        path=None,
+    )
+
+
+def test_q_values_learn_and_survive_reindexing(kb: KnowledgeBase, settings: Settings) -> None:
+    for _ in range(5):
+        kb.call("kg_get_entity", {"entityId": "technology:zephyr_rtos"})
+    top = kb.call("kg_get_high_utility_entities", {"limit": 3})
+    assert top["entities"][0]["id"] == "technology:zephyr_rtos"
+    q = top["entities"][0]["qValue"]
+    assert 0.5 < q < 1 and top["entities"][0]["accessCount"] == 5
+    assert [e["qValue"] for e in top["entities"]] == sorted(
+        (e["qValue"] for e in top["entities"]), reverse=True
+    )
+    note = settings.vault / "tech/zephyr_rtos.md"
+    note.write_text(note.read_text() + "\nMore notes.\n")
+    kb.indexer.run()
+    again = kb.call("kg_get_entity", {"entityId": "technology:zephyr_rtos"})["entity"]
+    assert again["accessCount"] == 6 and again["qValue"] > q
+
+
+def test_context_and_phase_context(kb: KnowledgeBase) -> None:
+    context = kb.call("kg_get_context", {"keywords": ["Zephyr", "firmware", "watch"]})
+    ids = {e["id"] for e in context["context"]["entities"]}
+    assert "technology:zephyr_rtos" in ids
+    assert context["stats"] == context["context"]["stats"]
+    assert context["stats"]["entityCount"] == len(ids)
+    assert "highUtilityEntities" in context["context"]
+    for phase in ("observation", "reasoning", "planning", "action", "reflection"):
+        answer = kb.call(
+            "kg_get_phase_context",
+            {
+                "phase": phase,
+                "taskContent": "Fix the Zephyr firmware power bug on the watch",
+                "entityIds": ["project:vector_watch_project"],
+            },
+        )
+        assert answer["success"], (phase, answer)
+        assert answer["phaseContext"]["phase"] == phase and answer["summary"]
+        assert answer["entityCount"] == len(answer["phaseContext"]["entities"]) > 0
+        assert answer["executionTimeMs"] >= 0
+    fails(kb.call("kg_get_phase_context", {"phase": "dreaming"}), "ValidationError")
+
+
+# -- writes land in the vault ---------------------------------------------------------------
+def test_create_entity_writes_a_note(kb: KnowledgeBase, settings: Settings) -> None:
+    made = kb.call(
+        "kg_create_entity",
+        {
+            "name": "Svelte",
+            "type": "technology",
+            "aliases": ["SvelteJS", "Svelte.js"],
+            "description": "A compiler for building user interfaces",
+        },
+    )
+    assert made["success"], made
+    entity = made["entity"]
+    assert entity["id"] == "technology:svelte" and entity["source"] == "tech/Svelte.md"
+    path = settings.vault / entity["source"]
+    assert path.is_file() and "SvelteJS" in path.read_text()
+    assert entity["confidence"] == 0.8 and entity["aliases"] == ["SvelteJS", "Svelte.js"]
+    assert kb.call("kg_find_entity", {"name": "sveltejs", "exact": True})["count"] == 1
+    duplicate = kb.call("kg_create_entity", {"name": "React", "type": "technology"})
+    fails(duplicate, "ConflictError", entity=None)  # technology:react exists
+    fails(kb.call("kg_create_entity", {"name": "X", "type": "spaceship"}), "ValidationError")
+    again = kb.call("kg_create_entity", {"name": entity["name"], "type": "technology"})
+    fails(again, "ConflictError", entity=None)
+
+
+def test_create_relationship_edits_only_that_frontmatter_field(
+    kb: KnowledgeBase, settings: Settings
+) -> None:
+    note = settings.vault / "people/sofia_marquez.md"
+    before = note.read_text()
+    made = kb.call(
+        "kg_create_relationship",
+        {
+            "fromEntityId": "person:sofia_marquez",
+            "toEntityId": "project:vector_watch_project",
+            "type": "WORKS_ON",
+            "label": "ML advisor",
+        },
+    )
+    assert made["success"], made
+    rel = made["relationship"]
+    assert (rel["fromEntityId"], rel["toEntityId"], rel["type"], rel["label"]) == (
+        "person:sofia_marquez",
+        "project:vector_watch_project",
+        "WORKS_ON",
+        "ML advisor",
+    )
+    assert rel["confidence"] == 0.8
+    after = note.read_text()
+    added = [line for line in after.splitlines() if line not in before.splitlines()]
+    assert len(added) <= 2 and any("vector_watch_project|ML advisor" in a for a in added)
+    assert after.replace("".join(f"{a}\n" for a in added), "") == before or len(
+        after.splitlines()
+    ) == len(before.splitlines()) + len(added) - (1 if len(added) == 1 else 0)
+    same = kb.call(
+        "kg_create_relationship",
+        {
+            "fromEntityId": "person:sofia_marquez",
+            "toEntityId": "project:vector_watch_project",
+            "type": "WORKS_ON",
+            "label": "ML advisor",
+        },
+    )
+    assert same["relationship"]["id"] == rel["id"] and note.read_text() == after
+    for bad, kind in (
+        (
+            {
+                "fromEntityId": "person:sofia_marquez",
+                "toEntityId": "person:sofia_marquez",
+                "type": "RELATED_TO",
+            },
+            "ValidationError",
+        ),
+        (
+            {
+                "fromEntityId": "person:sofia_marquez",
+                "toEntityId": "person:ghost",
+                "type": "RELATED_TO",
+            },
+            "NotFoundError",
+        ),
+        (
+            {
+                "fromEntityId": "person:sofia_marquez",
+                "toEntityId": "person:maya_okafor",
+                "type": "LIKES",
+            },
+            "ValidationError",
+        ),
+    ):
+        fails(kb.call("kg_create_relationship", bad), kind, relationship=None)
+
+
+def test_the_graph_is_rebuilt_identically_from_the_vault(
+    kb: KnowledgeBase, settings: Settings
+) -> None:
+    kb.call("kg_create_entity", {"name": "Kubernetes", "type": "technology"})
+    kb.call(
+        "kg_create_relationship",
+        {
+            "fromEntityId": "project:atlas_sync",
+            "toEntityId": "technology:kubernetes",
+            "type": "DEPENDS_ON",
+        },
+    )
+    before = graph(kb)
+    kb.close()
+    settings.db_path.unlink()
+    fresh = KnowledgeBase(settings, Store(settings.db_path), HashEmbedder())
+    try:
+        fresh.indexer.run()
+        assert graph(fresh) == before
+        assert ("project:atlas_sync", "DEPENDS_ON", "technology:kubernetes", "") in before
+    finally:
+        fresh.close()
+
+
+def test_merge_keeps_everything_and_links_still_resolve(
+    kb: KnowledgeBase, settings: Settings
+) -> None:
+    vault = settings.vault
+    incoming_before = {(s, t) for s, t, target, _ in graph(kb) if target == "technology:reactjs"}
+    assert incoming_before  # notes link to reactjs
+    source_text = (vault / "tech/reactjs.md").read_text()
+    merged = kb.call(
+        "kg_merge_entities",
+        {"targetEntityId": "technology:react", "sourceEntityIds": ["technology:reactjs"]},
+    )
+    assert merged["success"], merged
+    result = merged["result"]
+    assert result["success"] is True and result["mergedEntity"]["id"] == "technology:react"
+    assert result["relationshipsTransferred"] >= len(incoming_before)
+    assert {a.lower() for a in result["aliasesMerged"]} >= {"reactjs"}
+    assert not (vault / "tech/reactjs.md").exists()
+    archived = vault / result["archived"][0]
+    assert archived.read_text() == source_text  # nothing lost
+    target_text = (vault / "tech/react.md").read_text()
+    assert "## Merged from" in target_text
+    after = graph(kb)
+    assert not any("technology:reactjs" in (s, t) for s, _, t, _ in after)
+    for source, kind in incoming_before - {("technology:react", "RELATED_TO")}:
+        if source == "technology:react":
+            continue  # the target's own link to the source became a self-link: dropped
+        assert (source, kind, "technology:react") in {(s, k, t) for s, k, t, _ in after}
+    assert kb.call("kg_get_entity", {"entityId": "technology:reactjs"})["success"] is False
+    fails(
+        kb.call(
+            "kg_merge_entities",
+            {"targetEntityId": "technology:react", "sourceEntityIds": ["technology:react"]},
+        ),
+        "ValidationError",
+        result=None,
+    )
+    fails(
+        kb.call(
+            "kg_merge_entities",
+            {"targetEntityId": "technology:react", "sourceEntityIds": ["technology:nothing"]},
+        ),
+        "NotFoundError",
+    )
+
+
+def git_diff(vault: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(vault), "diff", "--stat"], capture_output=True, text=True
+    ).stdout
+
+
+# -- extraction and duplicates --------------------------------------------------------------
+SPEC_TEXT = (
+    "Sarah Chen from Google is leading the TensorFlow migration project. "
+    "The team uses Python and Docker."
+)
+
+
+def test_extract_from_text_spec_example(kb: KnowledgeBase, settings: Settings) -> None:
+    before = sorted(p.name for p in settings.vault.rglob("*.md"))
+    answer = kb.call("kg_extract_from_text", {"text": SPEC_TEXT})
+    assert answer["success"], answer
+    result = answer["result"]
+    entities = {(e["name"], e["type"]) for e in result["entities"]}
+    assert entities >= {
+        ("Sarah Chen", "person"),
+        ("Google", "organization"),
+        ("TensorFlow migration", "project"),
+        ("TensorFlow", "technology"),
+        ("Python", "technology"),
+        ("Docker", "technology"),
+    }
+    names = {e["id"]: e["name"] for e in result["entities"]}
+    rels = {
+        (names[r["fromEntityId"]], r["type"], names[r["toEntityId"]])
+        for r in result["relationships"]
+    }
+    assert rels >= {
+        ("Sarah Chen", "MEMBER_OF", "Google"),
+        ("Sarah Chen", "WORKS_ON", "TensorFlow migration"),
+        ("TensorFlow migration", "USES", "Python"),
+        ("TensorFlow migration", "USES", "Docker"),
+    }
+    assert answer["entitiesExtracted"] == result["entitiesExtracted"] == len(result["entities"])
+    assert answer["relationshipsExtracted"] == len(result["relationships"])
+    assert sorted(p.name for p in settings.vault.rglob("*.md")) == before  # proposes only
+
+
+def test_extract_finds_known_entities_and_can_persist(kb: KnowledgeBase) -> None:
+    text = "Andrei Clodius now uses Zephyr for the Atlas Sync prototype with Maya."
+    answer = kb.call("kg_extract_from_memory", {"memoryId": "mem_1", "memoryContent": text})
+    known = {e["id"] for e in answer["result"]["entities"] if not e["isNew"]}
+    assert {"person:andrei_clodius", "technology:zephyr_rtos"} <= known
+    assert answer["result"]["linkedToMemory"] is False
+    new = kb.call(
+        "kg_extract_from_text", {"text": "Rosa Diaz from Initech uses Kubernetes.", "persist": True}
+    )
+    created = [e for e in new["result"]["entities"] if e["isNew"]]
+    assert created and all(
+        kb.call("kg_get_entity", {"entityId": e["id"]})["success"] for e in created
+    )
+    fails(kb.call("kg_extract_from_text", {"text": ""}), "ValidationError", result=None)
+    fails(kb.call("kg_extract_from_memory", {"memoryContent": "x"}), "ValidationError")
+
+
+def test_find_duplicates_on_the_example_vault(kb: KnowledgeBase) -> None:
+    found = kb.call("kg_find_duplicates", {"threshold": 0.85})
+    pairs = {frozenset((d["entity1"]["id"], d["entity2"]["id"])) for d in found["duplicates"]}
+    assert frozenset(("technology:react", "technology:reactjs")) in pairs
+    assert found["count"] == len(found["duplicates"])
+    sims = [d["similarity"] for d in found["duplicates"]]
+    assert sims == sorted(sims, reverse=True) and all(0.85 <= s <= 1 for s in sims)
+    stricter = kb.call("kg_find_duplicates", {"threshold": 0.99})
+    assert stricter["count"] <= found["count"]
+    fails(kb.call("kg_find_duplicates", {"threshold": 1.5}), "ValidationError", duplicates=[])
