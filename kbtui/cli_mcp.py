@@ -23,14 +23,15 @@ LEVELS = ("debug", "info", "warning", "error")
 @click.option("--no-watch", is_flag=True, help="Index once at start; do not watch the vault.")
 def mcp(vault: str | None, log_file: str | None, log_level: str, no_watch: bool) -> None:
     """Serve the vault over MCP on stdin/stdout, indexing and watching it in the background."""
-    from kbtui.mcp.app import McpRuntime, claim_stdout, run_stdio, setup_logging
+    from kbtui.mcp.app import claim_stdout, run_stdio, setup_logging
+    from kbtui.services.runtime import VaultRuntime
 
     protocol_out = claim_stdout()  # before anything can print
     setup_logging(log_level, log_file)
     settings = settings_for(vault)
     embedder = make_embedder(settings)
     try:
-        runtime = McpRuntime(settings, embedder, watch=not no_watch)
+        runtime = VaultRuntime(settings, embedder, watch=not no_watch)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     run_stdio(runtime, protocol_out)

@@ -14,7 +14,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 import warnings
 from types import FrameType
 from typing import Any, BinaryIO
@@ -22,11 +21,8 @@ from typing import Any, BinaryIO
 import anyio
 from mcp.server.stdio import stdio_server
 
-from kbtui.config import Settings
-from kbtui.embed import Embedder
-from kbtui.mcp.server import KbHost, build_server
-from kbtui.services.kb import KnowledgeBase
-from kbtui.services.watcher import IndexWorker, VaultWatcher
+from kbtui.mcp.server import build_server
+from kbtui.services.runtime import VaultRuntime
 
 log = logging.getLogger("kbtui.mcp")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s]: %(message)s"
@@ -54,73 +50,15 @@ def setup_logging(level: str = "info", log_file: str | None = None) -> None:
             logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-class McpRuntime:
-    """The knowledge base, its background indexer and the watcher, started and stopped as
-    one. All of them share one lock around the store."""
-
-    def __init__(self, settings: Settings, embedder: Embedder | None, watch: bool = True) -> None:
-        self.settings = settings
-        self.embedder = embedder
-        self.lock = threading.RLock()
-        self.kb = KnowledgeBase.open(settings, embedder)
-        self.worker = IndexWorker(settings, self.kb.store, embedder, self.lock)
-        self.watcher = (
-            VaultWatcher(settings.vault, self.worker.submit, index_dir=settings.index_dir)
-            if watch
-            else None
-        )
-        self.host = KbHost(self.kb, self.lock, self.worker.status)
-        self._closing = threading.Lock()
-        self._closed = False
-
-    def start(self) -> None:
-        """Load the model, start watching, then index in the background. The watcher starts
-        first so that a change made while the first pass runs is queued, not missed."""
-        load = getattr(self.embedder, "load", None)
-        if callable(load):
-            load()  # once, here: concurrent first embeds would each load the model
-        if self.watcher is not None:
-            self.watcher.start()
-        self.worker.start(full=True)
-
-    @property
-    def closing(self) -> bool:
-        return self._closing.locked()
-
-    def close(self, timeout: float = 1.5) -> None:
-        """Stop the watcher, let the indexer stop at its next batch, close the index cleanly.
-
-        Quick on purpose: a client gives the server 2 s after closing stdin before SIGTERM,
-        then 2 s before SIGKILL. An indexer still embedding a batch after `timeout` is left
-        behind: the store closes under the lock, between two of its calls, and the batch is
-        embedded again at the next start. Idempotent; a second caller returns at once."""
-        if not self._closing.acquire(blocking=False):
-            return
-        try:
-            if self._closed:
-                return
-            self.worker.request_stop()
-            if self.watcher is not None:
-                self.watcher.stop(timeout)
-            if not self.worker.stop(timeout):
-                log.info("the indexer is mid-batch; closing the index between its store calls")
-            with self.lock:
-                self.kb.close()
-            self._closed = True
-            log.info("closed the index of %s", self.settings.vault)
-        finally:
-            self._closing.release()
-
-
-async def serve(runtime: McpRuntime, protocol_out: BinaryIO) -> None:
+async def serve(runtime: VaultRuntime, protocol_out: BinaryIO) -> None:
     """Serve MCP on stdin / `protocol_out` until the client closes stdin."""
-    server = build_server(runtime.host)
+    server = build_server(runtime)
     text_out = io.TextIOWrapper(protocol_out, encoding="utf-8", newline="\n")
     async with stdio_server(stdout=anyio.wrap_file(text_out)) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
-def run_stdio(runtime: McpRuntime, protocol_out: BinaryIO) -> None:
+def run_stdio(runtime: VaultRuntime, protocol_out: BinaryIO) -> None:
     """Start everything, serve until stdin ends or SIGTERM/SIGINT, then shut down cleanly."""
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import threading
-from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import quote, unquote
@@ -24,7 +21,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from kbtui.services.kb import ALL_TOOLS, KnowledgeBase
+from kbtui.services.kb import ALL_TOOLS
+from kbtui.services.runtime import VaultHandle
 
 log = logging.getLogger("kbtui.mcp")
 
@@ -42,47 +40,7 @@ INSTRUCTIONS = (
 )
 
 
-class KbHost:
-    """The knowledge base and the one lock every user of its store takes (DuckDB
-    connections are not safe for concurrent use from threads)."""
-
-    def __init__(
-        self,
-        kb: KnowledgeBase,
-        lock: threading.RLock | None = None,
-        status: Callable[[], dict[str, Any]] | None = None,
-    ) -> None:
-        self.kb = kb
-        self.lock = lock if lock is not None else threading.RLock()
-        self._status = status
-
-    def call(self, name: str, args: dict[str, Any] | None) -> dict[str, Any]:
-        """One tool call under the lock; `kb.call` validates and never raises."""
-        with self.lock:
-            return self.kb.call(name, args)
-
-    def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]:
-        """Notes `start:start+size` by entity id (id, title, type, path), and how many exist."""
-        with self.lock:
-            ids = sorted(entity_id for entity_id, *_ in self.kb.store.note_states().values())
-            page = ids[start : start + size]
-            rows = self.kb.store.entity_rows(page)
-        return [rows[i] for i in page if i in rows], len(ids)
-
-    def status(self) -> dict[str, Any]:
-        with self.lock:
-            stats = self.kb.store.stats()
-        index = self._status() if self._status is not None else {"state": "unknown"}
-        index["chunks_waiting_for_vectors"] = stats.get("chunks", 0) - stats.get("embedded", 0)
-        return {
-            "vault": str(self.kb.settings.vault),
-            "pid": os.getpid(),
-            "index": index,
-            "stats": stats,
-        }
-
-
-def build_server(host: KbHost) -> Server[Any]:
+def build_server(host: VaultHandle) -> Server[Any]:
     """The low-level server with tools and resources wired to `host`."""
     tools = [
         types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema())
