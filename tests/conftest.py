@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from kbtui.config import Settings
-from kbtui.embed import FastEmbedder, HashEmbedder
+from kbtui.embed import Embedder, FastEmbedder, HashEmbedder
 from kbtui.services.indexer import Indexer
+from kbtui.services.runtime import VaultRuntime
 from kbtui.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,3 +64,52 @@ def indexed_example(
     Indexer(settings, store, real_embedder).run()
     store.close()
     return settings
+
+
+# -- the TUI's vaults: vault_example indexed once per session (hash embedder: fast and
+# deterministic), copied with its index per test, served by a real VaultRuntime ------------
+def copy_indexed(source: Path, dest: Path) -> Path:
+    """A vault together with its index; file times are kept, so nothing is re-read."""
+    shutil.copytree(source, dest, symlinks=True)
+    return dest
+
+
+def open_runtime(vault: Path, embedder: Embedder) -> VaultRuntime:
+    """A runtime as the TUI gets one, its first pass done (status reads `idle`)."""
+    runtime = VaultRuntime(Settings.for_vault(vault), embedder, watch=False)
+    runtime.start()
+    assert runtime.worker.wait_idle(60)
+    return runtime
+
+
+@pytest.fixture(scope="session")
+def tui_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """vault_example with its index (hash embedder); copied, never used directly."""
+    vault = copy_vault(tmp_path_factory.mktemp("tui_template") / "vault")
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    store.close()
+    return vault
+
+
+@pytest.fixture
+def tui_vault(tmp_path: Path, tui_template: Path) -> Path:
+    return copy_indexed(tui_template, tmp_path / "vault")
+
+
+@pytest.fixture
+def runtime(tui_vault: Path) -> Iterator[VaultRuntime]:
+    rt = open_runtime(tui_vault, HashEmbedder())
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def real_runtime(
+    tmp_path: Path, indexed_example: Settings, real_embedder: FastEmbedder
+) -> Iterator[VaultRuntime]:
+    """vault_example indexed with the real model (a private copy of the session's)."""
+    rt = open_runtime(copy_indexed(indexed_example.vault, tmp_path / "vault"), real_embedder)
+    yield rt
+    rt.close()

@@ -21,6 +21,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from kbtui.services.envelope import ValidationError, failure
 from kbtui.services.kb import ALL_TOOLS
 from kbtui.services.runtime import VaultHandle
 
@@ -55,7 +56,10 @@ def build_server(host: VaultHandle) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        envelope = await anyio.to_thread.run_sync(host.call, params.name, params.arguments)
+        if params.name in ALL_TOOLS:
+            envelope = await anyio.to_thread.run_sync(host.call, params.name, params.arguments)
+        else:  # the app_* operations of the query layer serve the TUI only
+            envelope = failure(ValidationError(f"unknown tool {params.name!r}"))
         return tool_result(envelope, params.name)
 
     async def list_resources(

@@ -14,6 +14,7 @@ from typing import Any
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.models import SearchFilters
+from kbtui.services.browse import APP_TOOLS, app_handlers
 from kbtui.services.envelope import (
     NotFoundError,
     ToolError,
@@ -83,6 +84,7 @@ class KnowledgeBase:
             "kg_extract_from_text": self.kg_extract,
             "kg_extract_from_memory": self.kg_extract,
             "kg_find_duplicates": self.kg_find_duplicates,
+            **app_handlers(self),  # the TUI's app_* operations: callable, not published
         }
 
     @classmethod
@@ -132,7 +134,7 @@ class KnowledgeBase:
     # -- dispatch -------------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""
-        spec = ALL_TOOLS.get(name)
+        spec = ALL_TOOLS.get(name) or APP_TOOLS.get(name)
         handler = self._handlers.get(name)
         if spec is None or handler is None:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)

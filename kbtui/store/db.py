@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM, NoteWrite
+from kbtui.store.browse import BrowseQueries
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.reads import ReadQueries
 
@@ -88,7 +89,7 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(ReadQueries, GraphStore):
+class Store(ReadQueries, GraphStore, BrowseQueries):
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
@@ -131,6 +132,7 @@ class Store(ReadQueries, GraphStore):
             with self.transaction():
                 self.con.execute(script.read_text())
                 self.set_meta("schema_version", str(number))
+        self._check_graph_keys()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
