@@ -21,11 +21,23 @@ from kbtui.services.indexer import Indexer
 
 @click.group(invoke_without_command=True)
 @click.version_option(package_name="kbtui")
+@vault_option
 @click.pass_context
-def main(ctx: click.Context) -> None:
-    """kbtui: search and walk a markdown vault from the terminal."""
+def main(ctx: click.Context, vault: str | None) -> None:
+    """kbtui: search and walk a markdown vault from the terminal.
+
+    Without a command, opens the TUI on the vault (same as `kbtui tui`)."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        ctx.invoke(tui, vault=vault)
+
+
+@main.command()
+@vault_option
+def tui(vault: str | None) -> None:
+    """Open the terminal app: search as you type, read notes, walk the graph."""
+    from kbtui.tui import run_app  # Textual is loaded only for the TUI
+
+    run_app(settings_for(vault))
 
 
 @main.command()

@@ -1,5 +1,6 @@
 """The app_* operations the TUI reads through (kbtui.services.browse), on a real index: what
-they answer, how they reject bad arguments, that MCP neither lists nor runs them."""
+they answer, how they reject bad arguments, that MCP neither lists nor runs them, and the
+CLI's way into the TUI."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from typing import Any
 
 import anyio
 import pytest
+from click.testing import CliRunner
 from mcp import types
 
+from kbtui import cli
 from kbtui.mcp.server import build_server
 from kbtui.services.browse import APP_TOOLS
 from kbtui.services.kb import ALL_TOOLS
 from kbtui.services.runtime import VaultRuntime
+from kbtui.tui.widgets.note_parts import linkify
 
 
 def test_facets_count_types_tags_and_folders(runtime: VaultRuntime) -> None:
@@ -99,3 +103,27 @@ def test_app_operations_are_not_mcp_tools(runtime: VaultRuntime) -> None:
         types.CallToolRequestParams(name="app_reindex", arguments={}),
     )
     assert called.is_error and "unknown tool 'app_reindex'" in str(called.structured_content)
+
+
+def test_cli_without_command_opens_the_tui(
+    tui_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[Any] = []
+    monkeypatch.setattr("kbtui.tui.run_app", opened.append)
+    result = CliRunner().invoke(cli.main, ["--vault", str(tui_vault)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli.main, ["tui", "--vault", str(tui_vault)])
+    assert result.exit_code == 0, result.output
+    assert [s.vault for s in opened] == [tui_vault.resolve()] * 2
+    help_text = CliRunner().invoke(cli.main, ["--help"]).output
+    assert "Without a command, opens the TUI" in help_text and "search" in help_text
+
+
+def test_wikilinks_become_followable_links_outside_code() -> None:
+    text = "See [[Vector Watch]], [[maya_okafor|Maya]] and [[2026-02-03 kickoff#Decisions]].\n"
+    code = "`[[not a link]]`\n```\n[[nor this]]\n```\n"
+    out = linkify(text + code)
+    assert "[Vector Watch](<wikilink:Vector Watch>)" in out
+    assert "[Maya](<wikilink:maya_okafor>)" in out
+    assert "[2026-02-03 kickoff › Decisions](<wikilink:2026-02-03 kickoff>)" in out
+    assert out.endswith(code)

@@ -1,0 +1,86 @@
+"""The Textual TUI. `run_app` is its composition root: the one place that builds the
+VaultHandle the app talks to (everything else in kbtui.tui only sees the protocol)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from pathlib import Path
+
+from kbtui.config import Settings
+from kbtui.embed import FastEmbedder
+from kbtui.services.runtime import VaultHandle, VaultRuntime
+
+log = logging.getLogger("kbtui.tui")
+
+
+class VaultSession:
+    """Opens vaults for the app and owns what it opened: one VaultRuntime at a time.
+
+    `open` runs in a worker thread so the first frame never waits for the index or the
+    model; switching vaults opens the new one before closing the old, so a vault that
+    cannot be opened (held by another process) leaves the current one working."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._runtime: VaultRuntime | None = None
+        self._closed = False
+
+    def open(self, vault: Path | None = None) -> VaultHandle:
+        """The handle for `vault` (default: the configured one); raises StoreError,
+        EmbedderError or OSError with a message meant for the user."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the app is closing")
+            settings = self.settings
+            if vault is not None:
+                chosen = Settings.for_vault(vault)
+                if not chosen.vault.is_dir():
+                    raise FileNotFoundError(f"vault folder not found: {chosen.vault}")
+                settings = dataclasses.replace(
+                    self.settings, vault=chosen.vault, index_dir=chosen.index_dir
+                )
+            current = self._runtime
+            if current is not None and current.settings.vault == settings.vault:
+                return current
+            embedder = FastEmbedder(
+                batch_size=settings.embed_batch_size, threads=settings.embed_threads
+            )
+            runtime = VaultRuntime(settings, embedder)
+            try:
+                runtime.start()
+            except BaseException:
+                runtime.close()
+                raise
+            self._runtime = runtime
+            self.settings = settings
+        if current is not None:
+            current.close()
+        log.info("opened %s", settings.vault)
+        return runtime
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            runtime, self._runtime = self._runtime, None
+        if runtime is not None:
+            runtime.close()
+
+
+def run_app(settings: Settings) -> None:
+    """Run the TUI on a vault until the user quits; the index is closed cleanly on exit."""
+    from kbtui.tui.app import KbApp
+
+    settings.index_dir.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(  # never the terminal: the TUI owns it
+        filename=settings.index_dir / "tui.log",
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    session = VaultSession(settings)
+    try:
+        KbApp(opener=session.open, vault_name=settings.vault.name).run()
+    finally:
+        session.close()

@@ -1,0 +1,97 @@
+"""The graph view: neighbours, path finder, entities by type, duplicates review."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Input, TabbedContent, TabPane
+
+from kbtui.tui.messages import OpenNote
+from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.widgets.graph_browse import DuplicatesPane, EntitiesPane
+from kbtui.tui.widgets.graph_walk import GraphPane, NeighboursPane, PathPane
+
+TABS = ("neighbours", "path", "entities", "duplicates")
+
+
+class GraphScreen(KbScreen):
+    """Tabs 1-4; Enter centres the graph on an entity, o opens its note."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="graph.back"),
+        Binding("o", "open_note", "Open note", id="graph.open"),
+        Binding("1", "tab('neighbours')", "Neighbours", show=False, id="graph.tab_neighbours"),
+        Binding("2", "tab('path')", "Path", show=False, id="graph.tab_path"),
+        Binding("3", "tab('entities')", "Entities", show=False, id="graph.tab_entities"),
+        Binding("4", "tab('duplicates')", "Duplicates", show=False, id="graph.tab_duplicates"),
+    ]
+
+    def __init__(self, entity_id: str | None = None, tab: str = "neighbours") -> None:
+        super().__init__()
+        self.entity_id = entity_id
+        self.initial_tab = tab if tab in TABS else "neighbours"
+        self._loaded: set[str] = set()
+
+    def compose_body(self) -> ComposeResult:
+        with TabbedContent(initial=self.initial_tab, id="graph-tabs"):
+            with TabPane("1 Neighbours", id="neighbours"):
+                yield NeighboursPane(id="pane-neighbours")
+            with TabPane("2 Path", id="path"):
+                yield PathPane(id="pane-path")
+            with TabPane("3 Entities", id="entities"):
+                yield EntitiesPane(id="pane-entities")
+            with TabPane("4 Duplicates", id="duplicates"):
+                yield DuplicatesPane(id="pane-duplicates")
+
+    def on_mount(self) -> None:
+        if self.entity_id is not None:
+            self.centre_on(self.entity_id)
+        self._activated(self.initial_tab)
+
+    def centre_on(self, entity_id: str) -> None:
+        """Show an entity's neighbours (and make it the path finder's start)."""
+        self.entity_id = entity_id
+        self.query_one(NeighboursPane).centre_on(entity_id)
+        self.query_one(PathPane).prefill(entity_id)
+        self.action_tab("neighbours")
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id is not None:
+            self._activated(event.pane.id)
+
+    def _activated(self, tab: str) -> None:
+        """Load a tab when first shown and put the focus where its keys work."""
+        start_filled = bool(self.query_one("#path-from", Input).value)
+        focus = {
+            "neighbours": "#nb-tree",
+            "path": "#path-to" if start_filled else "#path-from",
+            "entities": "#entity-types",
+            "duplicates": "#dup-table",
+        }[tab]
+        if tab not in self._loaded:
+            self._loaded.add(tab)
+            if tab == "entities":
+                self.query_one(EntitiesPane).load()
+            elif tab == "duplicates":
+                self.query_one(DuplicatesPane).load()
+        self.query_one(focus).focus()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_open_note(self) -> None:
+        tab = self.query_one(TabbedContent).active
+        entity_id = self.query_one(f"#pane-{tab}", GraphPane).current_id()
+        if entity_id:
+            self.post_message(OpenNote(entity_id))
+
+    def index_changed(self) -> None:
+        if self.entity_id is not None:
+            self.query_one(NeighboursPane).load(self.entity_id)

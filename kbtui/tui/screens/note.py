@@ -1,0 +1,187 @@
+"""The note view: the rendered note, its frontmatter, card and cluster, links both ways and
+related passages; history for back navigation; `e` edits the file in $EDITOR."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Markdown, Static
+
+from kbtui.tui.messages import NoteLoaded, OpenNote, ShowGraph
+from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.widgets.note_parts import (
+    WIKILINK_SCHEME,
+    card_text,
+    cluster_text,
+    link_options,
+    linkify,
+    metadata_table,
+    related_options,
+)
+from kbtui.tui.widgets.results import EntityList
+
+LINK_LIMIT = 100
+RELATED_LIMIT = 8
+
+
+class NoteScreen(KbScreen):
+    """One note at a time; following a link keeps the previous one in `history`."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,backspace", "back", "Back", id="note.back"),
+        Binding("e", "edit", "Edit", id="note.edit"),
+        Binding("g", "graph", "Graph", id="note.graph"),
+        Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
+        Binding("b", "focus_panel('note-backlinks')", "Backlinks", id="note.backlinks"),
+        Binding("r", "reload", "Reload", show=False, id="note.reload"),
+    ]
+
+    def __init__(self, entity_id: str) -> None:
+        super().__init__()
+        self.entity_id = entity_id
+        self.history: list[str] = []
+        self.note: dict[str, Any] | None = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="note-title")
+        with Horizontal(id="note-main"):
+            with VerticalScroll(id="note-body-scroll"):
+                yield Markdown(id="note-body", open_links=False)
+            with VerticalScroll(id="note-side"):
+                yield Static(id="note-meta", classes="panel")
+                yield EntityList(id="note-outgoing", classes="panel")
+                yield EntityList(id="note-backlinks", classes="panel")
+                yield Static(id="note-card", classes="panel")
+                yield Static(id="note-cluster", classes="panel")
+                yield EntityList(id="note-related", classes="panel")
+
+    def on_mount(self) -> None:
+        titles = {
+            "note-meta": "Metadata",
+            "note-card": "Knowledge card",
+            "note-cluster": "Cluster",
+            "note-outgoing": "Links →",
+            "note-backlinks": "Backlinks ←",
+            "note-related": "Related",
+        }
+        for widget_id, title in titles.items():
+            self.query_one(f"#{widget_id}").border_title = title
+        self.query_one("#note-body-scroll").focus()
+        self.load(self.entity_id)
+
+    # -- navigation ------------------------------------------------------------------------
+    def show_entity(self, entity_id: str) -> None:
+        """Follow a link: the current note goes on the history stack."""
+        if entity_id == self.entity_id:
+            return
+        self.history.append(self.entity_id)
+        self.entity_id = entity_id
+        self.load(entity_id)
+
+    def action_back(self) -> None:
+        if self.history:
+            self.entity_id = self.history.pop()
+            self.load(self.entity_id)
+        else:
+            self.dismiss()
+
+    def action_focus_panel(self, widget_id: str) -> None:
+        # At once, not deferred like Widget.focus(): "l" then Enter typed fast must follow.
+        self.set_focus(self.query_one(f"#{widget_id}"))
+
+    def action_reload(self) -> None:
+        self.load(self.entity_id)
+
+    def action_graph(self) -> None:
+        self.post_message(ShowGraph(self.entity_id))
+
+    def action_edit(self) -> None:
+        if self.note is not None and self.note.get("ok"):
+            self.kb.edit_note(self.entity_id, str(self.note["metadata"]["file_path"]))
+
+    def index_changed(self) -> None:
+        self.load(self.entity_id)
+
+    # -- loading ---------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="note")
+    def load(self, entity_id: str) -> None:
+        note = self.kb.tool("kb_get", {"id": entity_id})
+        neighbours = {"entityId": entity_id, "limit": LINK_LIMIT}
+        outgoing = self.kb.tool("kg_get_neighbors", {**neighbours, "direction": "outgoing"})
+        incoming = self.kb.tool("kg_get_neighbors", {**neighbours, "direction": "incoming"})
+        chunk = self.kb.tool(
+            "get_chunk",
+            {
+                "chunk_id": f"{entity_id}_chunk_0",
+                "related_limit": RELATED_LIMIT,
+                "exclude_same_note": True,
+            },
+        )
+        self.post_message(NoteLoaded(entity_id, note, outgoing, incoming, chunk))
+
+    @on(NoteLoaded)
+    async def _loaded(self, message: NoteLoaded) -> None:
+        message.stop()
+        if message.entity_id != self.entity_id:
+            return  # the user moved on while this loaded
+        same = self.note is not None and self.note.get("id") == message.entity_id
+        note = self.note = message.note
+        body = self.query_one("#note-body", Markdown)
+        title = self.query_one("#note-title", Static)
+        if not note.get("ok"):
+            title.update(Text(f"✗ {message.entity_id}", style="bold red"))
+            await body.update(f"**Cannot show this note.**\n\n{note.get('message')}")
+            self.kb.report_failure(note)
+            return
+        meta = note["metadata"]
+        heading = Text(str(note["title"]), style="bold")
+        heading.append(f"  {note['type']}", style="cyan")
+        heading.append(f"  {note['id']} · {meta.get('file_path', '')}", style="dim")
+        heading.append(f"  · {note['chunks_count']} chunks", style="dim")
+        if self.history:
+            heading.append(f"  · back: {len(self.history)}", style="dim")
+        title.update(heading)
+        await body.update(linkify(str(note["content"])))
+        self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#note-meta", Static).update(metadata_table(meta))
+        chunk = message.chunk if message.chunk.get("ok") else {}
+        self.query_one("#note-card", Static).update(card_text(chunk))
+        self.query_one("#note-cluster", Static).update(cluster_text(chunk))
+        self.query_one("#note-outgoing", EntityList).show(
+            link_options(message.outgoing, message.entity_id), empty="no outgoing links", keep=same
+        )
+        self.query_one("#note-backlinks", EntityList).show(
+            link_options(message.incoming, message.entity_id), empty="no backlinks", keep=same
+        )
+        self.query_one("#note-related", EntityList).show(
+            related_options(chunk), empty="no related passages yet", keep=same
+        )
+
+    # -- following links -------------------------------------------------------------------
+    @on(EntityList.OptionSelected)
+    def _follow(self, event: EntityList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(OpenNote(event.option.id))
+
+    @on(Markdown.LinkClicked)
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        if event.href.startswith(WIKILINK_SCHEME):
+            self.resolve_link(event.href[len(WIKILINK_SCHEME) :])
+        elif event.href.startswith(("http://", "https://")):
+            self.app.open_url(event.href)
+
+    @work(thread=True, group="resolve")
+    def resolve_link(self, target: str) -> None:
+        found = self.kb.tool("kg_find_entity", {"name": target, "exact": True, "limit": 1})
+        if found.get("ok") and found["entities"]:
+            self.post_message(OpenNote(found["entities"][0]["id"]))
+        else:
+            self.app.call_from_thread(
+                self.notify, f"No note named {target!r} in the vault", severity="warning"
+            )

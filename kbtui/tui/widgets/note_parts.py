@@ -1,0 +1,116 @@
+"""What the note view renders besides the body: wikilinks made followable, the metadata
+panel, the knowledge card and cluster, and link lists grouped by entity."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets.option_list import Option
+
+from kbtui.tui.widgets.results import entity_option
+
+WIKILINK_SCHEME = "wikilink:"
+# Code first, so a [[link]] inside a fence or a code span is left as written.
+_LINKS = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)|(!?)\[\[([^\[\]\n]+?)\]\]", re.DOTALL)
+# Index bookkeeping, and what the title line and the knowledge card already show.
+HIDDEN_METADATA = frozenset(
+    {"created_at", "indexed_at", "id", "title", "type", "file_path"}
+    | {"summary", "takeaways", "description", "key_points"}
+)
+
+
+def linkify(markdown: str) -> str:
+    """`[[target#heading|label]]` as a markdown link the Markdown widget can follow."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(1):
+            return match.group(1)
+        target, _, label = match.group(3).partition("|")
+        name, _, heading = target.partition("#")
+        shown = label.strip() or (f"{name.strip()} › {heading.strip()}" if heading else name)
+        shown = shown.replace("[", "(").replace("]", ")")
+        href = (WIKILINK_SCHEME + name.strip()).replace(">", "")
+        return f"[{shown.strip()}](<{href}>)"
+
+    return _LINKS.sub(replace, markdown)
+
+
+def metadata_table(metadata: dict[str, Any]) -> RenderableType:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column(overflow="fold")
+    for key, value in metadata.items():
+        if key in HIDDEN_METADATA or value in (None, "", [], {}):
+            continue
+        table.add_row(Text(key), Text(_value_text(value)))  # values are not Rich markup
+    return table
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(_value_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def card_text(chunk: dict[str, Any]) -> Text:
+    card = chunk.get("knowledge_card") or {}
+    text = Text()
+    if card.get("summary"):
+        text.append(str(card["summary"]) + "\n")
+    for point in card.get("takeaways") or []:
+        text.append("• ", style="green")
+        text.append(str(point) + "\n")
+    if card.get("source"):
+        text.append(f"({card['source']})", style="dim")
+    return text if text.plain else Text("no card", style="dim")
+
+
+def cluster_text(chunk: dict[str, Any]) -> Text:
+    cluster = chunk.get("cluster") or {}
+    if not cluster.get("cluster_name"):
+        return Text("not clustered yet", style="dim")
+    text = Text(str(cluster["cluster_name"]), style="bold")
+    if cluster.get("description"):
+        text.append("\n" + str(cluster["description"]), style="dim")
+    return text
+
+
+def link_options(envelope: dict[str, Any], entity_id: str) -> list[Option]:
+    """One option per linked entity, its relationship types (and labels) after the name."""
+    kinds: dict[str, list[str]] = {}
+    for rel in envelope.get("relationships", []):
+        other = rel["toEntityId"] if rel["fromEntityId"] == entity_id else rel["fromEntityId"]
+        kind = rel["type"] + (f" ({rel['label']})" if rel.get("label") else "")
+        if kind not in kinds.setdefault(other, []):
+            kinds[other].append(kind)
+    for other, found in kinds.items():
+        typed = [k for k in found if not k.startswith("REFERENCES")]
+        kinds[other] = typed or found  # a typed relation says more than the body link
+    return [
+        entity_option(e, ", ".join(kinds.get(e["id"], []))) for e in envelope.get("entities", [])
+    ]
+
+
+def related_options(chunk: dict[str, Any]) -> list[Option]:
+    """Related chunks, one per note (its best), with the similarity and a snippet."""
+    seen: set[str] = set()
+    options = []
+    for related in chunk.get("related_chunks") or []:
+        entity = related.get("entity_id")
+        if not entity or entity in seen:
+            continue
+        seen.add(entity)
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(str(related.get("title") or entity), style="bold")
+        line.append(f"  {float(related.get('similarity_score', 0)):.2f}", style="green")
+        snippet = Text(" ".join(str(related.get("snippet", "")).split()), style="dim")
+        snippet.truncate(160, overflow="ellipsis")
+        options.append(Option(Text("\n").join([line, snippet]), id=entity))
+    return options

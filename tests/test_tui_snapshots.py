@@ -1,0 +1,103 @@
+"""SVG snapshots of every screen and main state, on a copy of vault_example.
+
+Regenerate after an intended change with `pytest tests/test_tui_snapshots.py --snapshot-update`
+and look at the SVGs (tests/__snapshots__/test_tui_snapshots/) before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+from textual.pilot import Pilot
+
+from kbtui.services.runtime import VaultRuntime
+from kbtui.store import StoreLockedError
+from kbtui.tui.app import KbApp
+from kbtui.tui.messages import OpenNote, ShowGraph
+from tests.tui_helpers import SIZE, make_app, settle, type_text
+
+Snap = Callable[..., bool]
+
+
+def shot(snap_compare: Snap, app: KbApp, *steps: Message | str) -> bool:
+    """Run the steps (a message to post, `type:<text>`, or a key), settling after each, then
+    compare the screen with the stored SVG."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        for step in steps:
+            if isinstance(step, Message):
+                pilot.app.post_message(step)
+            elif step.startswith("type:"):
+                await type_text(pilot, step[5:])
+            else:
+                await pilot.press(step)
+            await settle(pilot)
+
+    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_start_lists_notes(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """No query yet: every note by title, filters empty, the live status at the bottom."""
+    assert shot(snap_compare, make_app(runtime))
+
+
+def test_search_results(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    assert shot(snap_compare, make_app(runtime), "type:gesture model")
+
+
+def test_note_view(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    assert shot(snap_compare, make_app(runtime), OpenNote("person:andrei_clodius"))
+
+
+def test_note_not_found(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """A tool error is shown in the view and as a notification, never a traceback."""
+    assert shot(snap_compare, make_app(runtime), OpenNote("person:nobody_here"))
+
+
+def test_graph_neighbours(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    assert shot(snap_compare, make_app(runtime), OpenNote("project:vector_watch_project"), "g")
+
+
+def test_path_result(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    # A pair with one shortest path and one relationship per hop: the picture cannot vary.
+    steps = ("type:Local-first software", "enter", "type:Kestrel dashboard check-in", "enter")
+    assert shot(snap_compare, make_app(runtime), ShowGraph(None, "path"), *steps)
+
+
+def test_entities_by_type(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """From "all" down to the most common type."""
+    assert shot(snap_compare, make_app(runtime), ShowGraph(None, "entities"), "down")
+
+
+def test_duplicates_review(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    assert shot(snap_compare, make_app(runtime), ShowGraph(None, "duplicates"))
+
+
+def test_merge_confirmation(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    assert shot(snap_compare, make_app(runtime), ShowGraph(None, "duplicates"), "m")
+
+
+def test_help(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    assert shot(snap_compare, make_app(runtime), "f1")
+
+
+def test_index_report_lists_broken_notes(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """ctrl+r re-indexes and says which notes could not be read, and why."""
+    assert shot(snap_compare, make_app(runtime), "ctrl+r")
+
+
+def test_index_held_by_another_process(snap_compare: Snap) -> None:
+    """The error state: the opener fails the way Store does when another process holds the
+    file (the real lock is exercised in test_tui_flows)."""
+
+    def opener(vault: Path | None) -> Any:
+        raise StoreLockedError(
+            "the index /home/me/notes/.kbtui/index.duckdb is open in another kbtui process; "
+            "close it and retry"
+        )
+
+    assert shot(snap_compare, KbApp(opener=opener, vault_name="notes"))
