@@ -1,7 +1,9 @@
-"""The owner of a vault's index in a long-lived process (MCP server, TUI).
+"""The owner of a vault's index in a process (MCP server, TUI, a CLI command).
 
-`VaultHandle` is what a front end needs of a vault: tool calls, a page of notes, a status.
-`VaultRuntime` is the in-process implementation that owns the DuckDB file.
+`VaultHandle` is what a front end needs of a vault: tool calls, a page of notes, a status, an
+indexing pass. `VaultRuntime` is the in-process implementation that owns the DuckDB file;
+`kbtui.services.shared.open_vault` gives the handle a front end should use (this process's
+runtime, or the owner's reached over its socket, with takeover when the owner exits).
 """
 
 from __future__ import annotations
@@ -9,11 +11,16 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
-from kbtui.services.kb import KnowledgeBase
+from kbtui.models import IndexReport
+from kbtui.services.envelope import UnavailableError, failure
+from kbtui.services.indexer import Indexer, Progress
+from kbtui.services.kb import ALL_TOOLS, KnowledgeBase
 from kbtui.services.watcher import IndexWorker, VaultWatcher
 
 log = logging.getLogger("kbtui.runtime")
@@ -27,6 +34,16 @@ class VaultHandle(Protocol):
     def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]: ...
 
     def status(self) -> dict[str, Any]: ...
+
+    def reindex(self, embed: bool = True) -> IndexReport:
+        """An incremental pass over the whole vault now (what `kbtui index` runs)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class VaultClosed(RuntimeError):
+    """The runtime was closed before this request ran: it was not executed at all."""
 
 
 class VaultRuntime:
@@ -49,32 +66,50 @@ class VaultRuntime:
         self._closing = threading.Lock()
         self._closed = False
 
-    def start(self) -> None:
+    def start(self, catch_up: bool = True) -> None:
         """Load the model, start watching, then index in the background. The watcher starts
-        first so that a change made while the first pass runs is queued, not missed."""
+        first so that a change made while the first pass runs is queued, not missed.
+
+        `catch_up=False` (a one-shot command): no first pass and the model loads on first use;
+        the worker thread still waits for batches and `reindex` requests."""
         load = getattr(self.embedder, "load", None)
-        if callable(load):
-            load()  # once, here: concurrent first embeds would each load the model
+        if catch_up and callable(load):
+            with self.lock:  # once, here: concurrent first embeds would each load the model
+                load()
         if self.watcher is not None:
             self.watcher.start()
-        self.worker.start(full=True)
+        self.worker.start(full=catch_up)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """One tool call under the lock; `kb.call` validates and never raises."""
         with self.lock:
+            if self._closed:
+                closed = UnavailableError(f"the index of {self.settings.vault} is closed")
+                return failure(closed, spec.empty if (spec := ALL_TOOLS.get(name)) else None)
             return self.kb.call(name, args)
+
+    @contextmanager
+    def open_lock(self) -> Iterator[None]:
+        """Hold the store lock while the index is open; `VaultClosed` (nothing will run)
+        once it is closed. The owner's socket server runs calls inside it."""
+        with self.lock:
+            self._check_open()
+            yield
 
     def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]:
         """Notes `start:start+size` by entity id (id, title, type, path), and how many exist."""
         with self.lock:
+            self._check_open()
             ids = sorted(entity_id for entity_id, *_ in self.kb.store.note_states().values())
             page = ids[start : start + size]
             rows = self.kb.store.entity_rows(page)
         return [rows[i] for i in page if i in rows], len(ids)
 
     def status(self) -> dict[str, Any]:
-        """What the background indexer is doing and what the index holds."""
+        """What the background indexer is doing and what the index holds; like `note_page`
+        and `reindex`, raises `VaultClosed` once the runtime is closed."""
         with self.lock:
+            self._check_open()
             stats = self.kb.store.stats()
         index = self.worker.status()
         index["chunks_waiting_for_vectors"] = stats.get("chunks", 0) - stats.get("embedded", 0)
@@ -84,6 +119,17 @@ class VaultRuntime:
             "index": index,
             "stats": stats,
         }
+
+    def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:
+        """An incremental pass now, after any pass of the background worker (one at a time)."""
+        self._check_open()
+        indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
+        with self.worker.pass_lock:
+            return indexer.run(embed=embed)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise VaultClosed(f"the index of {self.settings.vault} is closed")
 
     @property
     def closing(self) -> bool:
@@ -107,8 +153,8 @@ class VaultRuntime:
             if not self.worker.stop(timeout):
                 log.info("the indexer is mid-batch; closing the index between its store calls")
             with self.lock:
+                self._closed = True  # under the lock: a request either ran before or sees it
                 self.kb.close()
-            self._closed = True
             log.info("closed the index of %s", self.settings.vault)
         finally:
             self._closing.release()

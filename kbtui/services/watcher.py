@@ -280,6 +280,8 @@ class IndexWorker:
         self._busy = False
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        # One pass at a time: `kbtui index` asking the owner for a pass runs beside this thread.
+        self.pass_lock = threading.Lock()
 
     def start(self, full: bool = True) -> None:
         self._rescan = full
@@ -361,7 +363,8 @@ class IndexWorker:
     def _pass(self, paths: list[str] | None) -> None:
         self.state = "indexing"
         try:
-            report = self.indexer.run(paths=paths)
+            with self.pass_lock:
+                report = self.indexer.run(paths=paths)
         except IndexingStopped:
             log.info("indexing stopped for shutdown")
             return
