@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -11,12 +12,12 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from kbtui.cli_common import err, make_embedder, opened_store, out, settings_for, vault_option
+from kbtui.cli_common import err, opened_vault, out, settings_for, vault_option
 from kbtui.cli_kb import KB_COMMANDS
 from kbtui.cli_mcp import MCP_COMMANDS
 from kbtui.config import Settings
 from kbtui.models import IndexReport
-from kbtui.services.indexer import Indexer
+from kbtui.store import StoreError
 
 
 @click.group(invoke_without_command=True)
@@ -45,18 +46,20 @@ def tui(vault: str | None) -> None:
 @click.option("--no-embed", is_flag=True, help="Update text and keyword index only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
-    """Bring the index up to date with the vault (incremental)."""
+    """Bring the index up to date with the vault (incremental).
+
+    When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
     settings = settings_for(vault)
-    embedder = None if no_embed else make_embedder(settings)
-    with opened_store(settings) as store, _progress() as bar:
-        tasks: dict[str, Any] = {}
-
-        def progress(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(f"{phase:>5}", total=total)
-            bar.update(tasks[phase], completed=done, total=total)
-
-        report = Indexer(settings, store, embedder, progress).run(embed=not no_embed)
+    with opened_vault(vault, need_model=not no_embed) as handle:
+        try:
+            if handle.role == "client":
+                err.print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
+                report = handle.reindex(embed=not no_embed)
+            else:
+                with _progress() as bar:
+                    report = handle.reindex(embed=not no_embed, progress=_bar_progress(bar))
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(asdict(report), indent=2))
     else:
@@ -69,14 +72,28 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
 def stats(vault: str | None, as_json: bool) -> None:
     """What the index holds."""
     settings = settings_for(vault)
-    with opened_store(settings) as store:
-        data = store.stats()
+    with opened_vault(vault, need_model=False) as handle:
+        status = handle.status()
+    if status["pid"] is None:
+        raise click.ClickException(status["index"]["state"])
+    data = dict(status["stats"])
     data["db_path"] = str(settings.db_path)
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
     for key, value in data.items():
         out.print(f"[bold]{key:>14}[/] {value}")
+
+
+def _bar_progress(bar: Progress) -> Callable[[str, int, int], None]:
+    tasks: dict[str, Any] = {}
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(f"{phase:>5}", total=total)
+        bar.update(tasks[phase], completed=done, total=total)
+
+    return progress
 
 
 def _progress() -> Progress:

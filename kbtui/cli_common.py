@@ -1,4 +1,4 @@
-"""Shared pieces of the command line: vault option, opening the index, printing envelopes."""
+"""Shared pieces of the command line: vault option, opening the vault, printing envelopes."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from rich.console import Console
 
 from kbtui.config import Settings
 from kbtui.embed import EmbedderError, FastEmbedder
-from kbtui.services.kb import KnowledgeBase
-from kbtui.store import Store, StoreError
+from kbtui.services.shared import SharedVault, open_vault_once
+from kbtui.store import StoreError
 
 err = Console(stderr=True)
 out = Console()
@@ -38,18 +38,6 @@ def settings_for(vault: str | None) -> Settings:
     return settings
 
 
-@contextmanager
-def opened_store(settings: Settings) -> Iterator[Store]:
-    try:
-        store = Store(settings.db_path)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
-    try:
-        yield store
-    finally:
-        store.close()
-
-
 def make_embedder(settings: Settings) -> FastEmbedder:
     try:
         return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
@@ -58,17 +46,20 @@ def make_embedder(settings: Settings) -> FastEmbedder:
 
 
 @contextmanager
-def opened_kb(vault: str | None, need_model: bool = True) -> Iterator[KnowledgeBase]:
+def opened_vault(vault: str | None, need_model: bool = True) -> Iterator[SharedVault]:
+    """The vault for one command: through the kbtui process that has it open (TUI, MCP
+    server), else opened here. The model is made only if this process opens the index."""
     settings = settings_for(vault)
-    embedder = make_embedder(settings) if need_model else None
     try:
-        kb = KnowledgeBase.open(settings, embedder)
+        handle = open_vault_once(
+            settings, (lambda: make_embedder(settings)) if need_model else (lambda: None)
+        )
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
-        yield kb
+        yield handle
     finally:
-        kb.close()
+        handle.close()
 
 
 def emit(response: dict[str, Any], as_json: bool) -> bool:

@@ -11,7 +11,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from kbtui.cli_common import emit, json_option, opened_kb, out, vault_option
+from kbtui.cli_common import emit, json_option, opened_vault, out, vault_option
 
 
 @click.command()
@@ -45,7 +45,7 @@ def search(
     args: dict[str, Any] = {"query": query, "top_k": top_k, "filters": filters, "mode": mode}
     if voice:
         args["capabilities"] = {"voice": True}
-    with opened_kb(vault, need_model=mode != "keyword") as kb:
+    with opened_vault(vault, need_model=mode != "keyword") as kb:
         response = kb.call("kb_search", args)
     if not emit(response, as_json):
         return
@@ -66,7 +66,7 @@ def search(
 @json_option
 def get(vault: str | None, entity_id: str, as_json: bool) -> None:
     """kb_get: a whole note by its entity id (type:name)."""
-    with opened_kb(vault, need_model=False) as kb:
+    with opened_vault(vault, need_model=False) as kb:
         response = kb.call("kb_get", {"id": entity_id})
     if not emit(response, as_json):
         return
@@ -100,7 +100,7 @@ def chunk(
         "related_limit": related_limit,
         "exclude_same_note": exclude_same_note,
     }
-    with opened_kb(vault) as kb:
+    with opened_vault(vault) as kb:
         response = kb.call("get_chunk", args)
     if not emit(response, as_json):
         return
@@ -157,7 +157,7 @@ def import_(
         "chunk_overlap": chunk_overlap,
         "metadata": meta,
     }
-    with opened_kb(vault) as kb:
+    with opened_vault(vault) as kb:
         response = kb.call("knowledge_import", args)
     if emit(response, as_json):
         out.print(
@@ -191,7 +191,7 @@ def query(
         "document_id": document_id,
         "include_document_info": not no_document_info,
     }
-    with opened_kb(vault) as kb:
+    with opened_vault(vault) as kb:
         response = kb.call("knowledge_query", args)
     if not emit(response, as_json):
         return

@@ -22,19 +22,21 @@ LEVELS = ("debug", "info", "warning", "error")
 )
 @click.option("--no-watch", is_flag=True, help="Index once at start; do not watch the vault.")
 def mcp(vault: str | None, log_file: str | None, log_level: str, no_watch: bool) -> None:
-    """Serve the vault over MCP on stdin/stdout, indexing and watching it in the background."""
+    """Serve the vault over MCP on stdin/stdout, indexing and watching it in the background.
+
+    When another kbtui process has the vault open, its index is used and this server takes
+    it over when that process exits."""
     from kbtui.mcp.app import claim_stdout, run_stdio, setup_logging
-    from kbtui.services.runtime import VaultRuntime
+    from kbtui.services.shared import open_vault
 
     protocol_out = claim_stdout()  # before anything can print
     setup_logging(log_level, log_file)
     settings = settings_for(vault)
-    embedder = make_embedder(settings)
-    try:
-        runtime = VaultRuntime(settings, embedder, watch=not no_watch)
+    try:  # the owner's handle when the TUI (or another server) has the vault open
+        handle = open_vault(settings, lambda: make_embedder(settings), watch=not no_watch)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
-    run_stdio(runtime, protocol_out)
+    run_stdio(handle, protocol_out)
 
 
 MCP_COMMANDS = [mcp]

@@ -1,6 +1,7 @@
-"""Running the MCP server over stdio: one process owns the vault's index, keeps it current in
-the background (a full incremental pass at start, then the watcher's batches) and answers tool
-calls meanwhile.
+"""Running the MCP server over stdio on a `SharedVault`: as the vault's owner it keeps the index
+current in the background (a full incremental pass at start, then the watcher's batches) and
+answers tool calls meanwhile; as a client it sends them to the owner (the TUI, another server)
+and takes over when that one exits.
 
 stdout carries the protocol and nothing else: fd 1 is pointed at stderr for the whole process
 and the protocol is written to a private duplicate of it, so no stray print (ours, a
@@ -22,7 +23,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from kbtui.mcp.server import build_server
-from kbtui.services.runtime import VaultRuntime
+from kbtui.services.shared import SharedVault
 
 log = logging.getLogger("kbtui.mcp")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s]: %(message)s"
@@ -50,38 +51,40 @@ def setup_logging(level: str = "info", log_file: str | None = None) -> None:
             logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-async def serve(runtime: VaultRuntime, protocol_out: BinaryIO) -> None:
+async def serve(handle: SharedVault, protocol_out: BinaryIO) -> None:
     """Serve MCP on stdin / `protocol_out` until the client closes stdin."""
-    server = build_server(runtime)
+    server = build_server(handle)
     text_out = io.TextIOWrapper(protocol_out, encoding="utf-8", newline="\n")
     async with stdio_server(stdout=anyio.wrap_file(text_out)) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
-def run_stdio(runtime: VaultRuntime, protocol_out: BinaryIO) -> None:
-    """Start everything, serve until stdin ends or SIGTERM/SIGINT, then shut down cleanly."""
+def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
+    """Serve until stdin ends or SIGTERM/SIGINT, then shut down cleanly (the vault is already
+    open: `open_vault` started its runtime, or connected to its owner)."""
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         # The stdin reader blocks in a thread that cannot be cancelled, so a signal closes
         # everything here and exits without waiting for the client to hang up.
-        if runtime.closing:
+        if handle.closing:
             return  # the main path is already shutting down; let it finish
         log.info("%s: shutting down", signal.Signals(signum).name)
-        runtime.close()
+        handle.close()
         logging.shutdown()
         os._exit(0)
 
     previous: dict[int, Any] = {}
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous[sig] = signal.signal(sig, on_signal)
-    runtime.start()
-    log.info("serving %s over MCP (stdio)", runtime.settings.vault)
+    where = "" if handle.role == "owner" else f" through kbtui process {handle.owner_pid}"
+    log.info("serving %s over MCP (stdio)%s", handle.settings.vault, where)
     try:
-        anyio.run(serve, runtime, protocol_out)
+        anyio.run(serve, handle, protocol_out)
     finally:
-        runtime.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if runtime.worker.alive:  # still inside the model: do not let interpreter teardown race it
-        logging.shutdown()
+        handle.close()
+        for signum, h in previous.items():
+            signal.signal(signum, h)
+    runtime = handle.runtime
+    if runtime is not None and runtime.worker.alive:  # still inside the model: do not let
+        logging.shutdown()  # interpreter teardown race it
         os._exit(0)
