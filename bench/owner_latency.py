@@ -1,0 +1,146 @@
+"""kb_get and kb_search through the owner's socket against in-process, and the takeover time.
+
+    python bench/owner_latency.py                 # a fresh copy of vault_example
+    python bench/owner_latency.py --calls 500 --vault ~/notes-copy
+
+1. This process owns the vault (`open_vault`) and times `--calls` kb_get (cycling over every
+   note) and kb_search (hybrid, a dozen questions) in-process.
+2. It closes the vault, starts `kbtui mcp` as the owner in another process and opens the vault
+   again, now as its client: the same calls, each a round trip over the Unix socket (JSON
+   both ways, the owner's thread, the query, back). Prints p50/p95 and the ratio.
+3. Takeover: the owner is killed (SIGKILL), then a fresh one stopped (SIGTERM); timed from the
+   signal until this process, now the owner, has answered a kb_get.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import QUERIES, percentiles
+
+from kbtui.config import Settings
+from kbtui.embed import FastEmbedder
+from kbtui.services.remote import RemoteVault
+from kbtui.services.shared import SharedVault, open_vault
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def timed(handle: SharedVault, calls: list[tuple[str, dict[str, Any]]]) -> list[float]:
+    out = []
+    for name, args in calls:
+        start = time.perf_counter()
+        answer = handle.call(name, args)
+        out.append((time.perf_counter() - start) * 1000)
+        if not answer["ok"]:
+            raise SystemExit(f"{name} {args} failed: {answer['message']}")
+    return out
+
+
+def run_calls(handle: SharedVault, n: int) -> dict[str, list[float]]:
+    notes, _ = handle.note_page(0, 10_000)
+    ids = [note["id"] for note in notes]
+    timed(handle, [("kb_search", {"query": q}) for q in QUERIES])  # warm: model, matrix
+    timed(handle, [("kb_get", {"id": i}) for i in ids[:10]])
+    return {
+        "kb_get": timed(handle, [("kb_get", {"id": ids[i % len(ids)]}) for i in range(n)]),
+        "kb_search": timed(
+            handle, [("kb_search", {"query": QUERIES[i % len(QUERIES)]}) for i in range(n)]
+        ),
+    }
+
+
+def start_owner(settings: Settings) -> subprocess.Popen[bytes]:
+    """`kbtui mcp` as the owner; its stdin stays open, so it serves until signalled."""
+    command = ["-m", "kbtui.cli", "mcp", "--vault", str(settings.vault), "--log-level", "warning"]
+    proc = subprocess.Popen(
+        [sys.executable, *command],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        remote = RemoteVault.connect(settings)
+        if remote is not None:
+            remote.close()
+            return proc
+        time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("the owner process did not start serving within 60 s")
+
+
+def takeover(settings: Settings, sig: signal.Signals) -> tuple[float, float]:
+    """Seconds from `sig` to the owner's role here, and to the first kb_get answered."""
+    owner = start_owner(settings)
+    with open_vault(settings, FastEmbedder) as handle:
+        assert handle.role == "client" and handle.owner_pid == owner.pid
+        handle.call("kb_get", {"id": handle.note_page(0, 1)[0][0]["id"]})
+        started = time.perf_counter()
+        os.kill(owner.pid, sig)
+        answer = handle.call("kb_get", {"id": handle.note_page(0, 1)[0][0]["id"]})
+        answered = time.perf_counter() - started
+        while handle.role != "owner":
+            time.sleep(0.001)
+        owned = time.perf_counter() - started
+        assert answer["ok"], answer
+    owner.wait(30)
+    return owned, answered
+
+
+def bench(vault: Path, n: int, rounds: int) -> None:
+    settings = Settings.for_vault(vault)
+    with open_vault(settings, FastEmbedder) as local:
+        assert local.runtime is not None
+        if not local.runtime.worker.wait_idle(600):
+            raise SystemExit("indexing did not finish within 600 s")
+        stats = local.status()["stats"]
+        print(f"vault {vault}: {stats['notes']} notes, {stats['chunks']} chunks")
+        here = run_calls(local, n)
+    owner = start_owner(settings)
+    try:
+        with open_vault(settings, FastEmbedder) as remote:
+            assert remote.role == "client"
+            there = run_calls(remote, n)
+    finally:
+        owner.terminate()
+        owner.wait(30)
+    for name in ("kb_get", "kb_search"):
+        ratio = statistics.median(there[name]) / statistics.median(here[name])
+        print(f"{name:9} in-process   {percentiles(here[name])}")
+        print(f"{name:9} over socket  {percentiles(there[name])}  (p50 x{ratio:.2f})")
+    for sig in (signal.SIGKILL, signal.SIGTERM):
+        times = [takeover(settings, sig) for _ in range(rounds)]
+        owned = ", ".join(f"{o:.2f}" for o, _ in times)
+        answered = ", ".join(f"{a:.2f}" for _, a in times)
+        print(f"takeover after {sig.name}: owner after {owned} s; kb_get answered {answered} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--vault", type=Path, help="Use this vault (default: vault_example copy)")
+    parser.add_argument("--calls", type=int, default=300, help="Calls per tool (default 300)")
+    parser.add_argument("--rounds", type=int, default=3, help="Takeovers per signal (default 3)")
+    args = parser.parse_args()
+    if args.vault is not None:
+        bench(args.vault.resolve(), args.calls, args.rounds)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp) / "vault"
+        shutil.copytree(REPO / "vault_example", vault, ignore=shutil.ignore_patterns(".kbtui"))
+        bench(vault, args.calls, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
