@@ -50,7 +50,7 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
 
     When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
     settings = settings_for(vault)
-    with opened_vault(vault, need_model=not no_embed) as handle:
+    with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
         try:
             if handle.role == "client":
                 err.print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import click
@@ -46,14 +46,25 @@ def make_embedder(settings: Settings) -> FastEmbedder:
 
 
 @contextmanager
-def opened_vault(vault: str | None, need_model: bool = True) -> Iterator[SharedVault]:
+def opened_vault(
+    vault: str | None, need_model: bool = True, model_if_installed: bool = False
+) -> Iterator[SharedVault]:
     """The vault for one command: through the kbtui process that has it open (TUI, MCP
-    server), else opened here. The model is made only if this process opens the index."""
+    server), else opened here. The model is made only if this process opens the index:
+    always with `need_model`, when its package is there with `model_if_installed` (a long
+    command with the model serves the others meanwhile), else never (a quick read)."""
     settings = settings_for(vault)
+
+    def embedder() -> FastEmbedder | None:
+        if need_model:
+            return make_embedder(settings)
+        if model_if_installed:
+            with suppress(click.ClickException):
+                return make_embedder(settings)
+        return None
+
     try:
-        handle = open_vault_once(
-            settings, (lambda: make_embedder(settings)) if need_model else (lambda: None)
-        )
+        handle = open_vault_once(settings, embedder)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
