@@ -155,7 +155,10 @@ class KnowledgeGraph:
             path={"entityIds": entity_ids, "relationshipIds": rel_ids},
             found=True,
             hopCount=len(rel_ids),
-            relationships=[self.relationship(r) for r in self.store.relationships_by_id(rel_ids)],
+            relationships=[
+                self.relationship(r)
+                for r in self.store.relationships_by_id(rel_ids, among=entity_ids)
+            ],
             message=f"Path of {len(rel_ids)} hops",
         )
 

@@ -51,7 +51,7 @@ def phase_context(
             if found:
                 paths += 1
                 ids += [i for i in found[0] if i not in ids]
-                rels += store.relationships_by_id(found[1])
+                rels += store.relationships_by_id(found[1], among=found[0])
         summary = (
             f"Subgraph of {len(focus)} focus entities with {len(ids)} entities; "
             f"{paths} paths connect focus pairs."

@@ -132,6 +132,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
             with self.transaction():
                 self.con.execute(script.read_text())
                 self.set_meta("schema_version", str(number))
+        self._check_graph_keys()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

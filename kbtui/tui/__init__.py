@@ -6,10 +6,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from kbtui.config import Settings
-from kbtui.embed import FastEmbedder
+from kbtui.embed import Embedder, FastEmbedder
 from kbtui.services.runtime import VaultHandle, VaultRuntime
 
 log = logging.getLogger("kbtui.tui")
@@ -22,8 +23,11 @@ class VaultSession:
     model; switching vaults opens the new one before closing the old, so a vault that
     cannot be opened (held by another process) leaves the current one working."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, make_embedder: Callable[[Settings], Embedder] | None = None
+    ) -> None:
         self.settings = settings
+        self.make_embedder = make_embedder or _fast_embedder
         self._lock = threading.Lock()
         self._runtime: VaultRuntime | None = None
         self._closed = False
@@ -45,10 +49,7 @@ class VaultSession:
             current = self._runtime
             if current is not None and current.settings.vault == settings.vault:
                 return current
-            embedder = FastEmbedder(
-                batch_size=settings.embed_batch_size, threads=settings.embed_threads
-            )
-            runtime = VaultRuntime(settings, embedder)
+            runtime = VaultRuntime(settings, self.make_embedder(settings))
             try:
                 runtime.start()
             except BaseException:
@@ -67,6 +68,10 @@ class VaultSession:
             runtime, self._runtime = self._runtime, None
         if runtime is not None:
             runtime.close()
+
+
+def _fast_embedder(settings: Settings) -> Embedder:
+    return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
 
 
 def run_app(settings: Settings) -> None:

@@ -37,6 +37,8 @@ log = logging.getLogger("kbtui.tui")
 Opener = Callable[[Path | None], VaultHandle]
 Envelope = dict[str, Any]
 STATUS_SECONDS = 1.0
+STYLES = Path(__file__).parent
+STYLE_FILES = ("app.tcss", "screens/search.tcss", "screens/note.tcss", "screens/graph.tcss")
 
 
 def failed(error_type: str, message: str) -> Envelope:
@@ -53,13 +55,9 @@ def failed(error_type: str, message: str) -> Envelope:
 class KbApp(App[None]):
     """Search, read and walk one vault from the keyboard."""
 
-    # Every screen's styles load with the app: a default screen's own CSS_PATH is not read.
-    CSS_PATH = [  # noqa: RUF012 (Textual's own type is a list)
-        "app.tcss",
-        "screens/search.tcss",
-        "screens/note.tcss",
-        "screens/graph.tcss",
-    ]
+    # Every screen's styles load with the app (a default screen's own CSS_PATH is not read),
+    # by absolute path so that a subclass elsewhere (bench, tests) finds them too.
+    CSS_PATH = [str(STYLES / name) for name in STYLE_FILES]  # noqa: RUF012 (Textual's type)
     TITLE = "kbtui"
     COMMANDS = App.COMMANDS | {KbCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
