@@ -54,8 +54,15 @@ def test_index_held_by_another_process_gives_a_clear_error(tmp_path: Path) -> No
     Store(db).close()  # usable again once the holder is gone
 
 
-def test_garbage_file_is_reported_not_a_traceback(tmp_path: Path) -> None:
+def test_garbage_file_is_set_aside_and_a_fresh_index_made(tmp_path: Path) -> None:
     db = tmp_path / "i.duckdb"
-    db.write_bytes(b"this is not a database" * 1000)
-    with pytest.raises(StoreError, match=r"rebuild it from the vault|cannot open"):
-        Store(db)
+    garbage = b"this is not a database" * 1000
+    db.write_bytes(garbage)
+    with pytest.raises(StoreError, match=r"damaged"):
+        Store(db, read_only=True)  # a reader never moves the file
+    store = Store(db)
+    assert store.note_count() == 0 and store.recovered is not None
+    assert "moved to i.duckdb.corrupt-" in store.recovered and "rebuilt" in store.recovered
+    store.close()
+    (kept,) = tmp_path.glob("i.duckdb.corrupt-*")
+    assert kept.read_bytes() == garbage

@@ -1,5 +1,6 @@
 """The only package that speaks SQL."""
 
-from kbtui.store.db import DatabaseError, Store, StoreError, StoreLockedError
+from kbtui.store.db import DatabaseError, Store
+from kbtui.store.recover import StoreDamagedError, StoreError, StoreLockedError
 
-__all__ = ["DatabaseError", "Store", "StoreError", "StoreLockedError"]
+__all__ = ["DatabaseError", "Store", "StoreDamagedError", "StoreError", "StoreLockedError"]

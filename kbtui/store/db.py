@@ -20,6 +20,14 @@ from kbtui.models import EMBED_DIM, NoteWrite
 from kbtui.store.browse import BrowseQueries
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.reads import ReadQueries
+from kbtui.store.recover import (
+    StoreDamagedError,
+    StoreError,
+    check_tables,
+    classified,
+    set_aside,
+)
+from kbtui.store.verify import Snapshot, snapshot
 
 SCHEMA_VERSION = 3
 NOTE_COLUMNS = (
@@ -51,15 +59,7 @@ NOTE_SELECT = ", ".join(
 )
 
 
-class StoreError(RuntimeError):
-    """The index cannot be used; the message is meant for the user."""
-
-
 DatabaseError = duckdb.Error  # what a failing query raises; callers need not import duckdb
-
-
-class StoreLockedError(StoreError):
-    """Another process holds the index file open."""
 
 
 def _extension_path(name: str) -> Path:
@@ -98,27 +98,46 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
     def __init__(self, db_path: Path, read_only: bool = False) -> None:
         self.path = db_path
         self.generation = 0
+        self.recovered: str | None = None  # why a damaged file was set aside, if it was
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.con = duckdb.connect(str(db_path), read_only=read_only)
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
-                raise StoreLockedError(
-                    f"the index {db_path} is open in another kbtui process; close it and retry"
-                ) from exc
-            raise StoreError(f"cannot open the index {db_path}: {exc}") from exc
+            self._open(read_only)
+        except StoreDamagedError as exc:
+            if read_only or not db_path.exists():
+                raise
+            self.recovered = set_aside(db_path, exc.__cause__ or exc)
+            self._open(read_only)
+
+    def _open(self, read_only: bool) -> None:
+        """Connect, load vss, migrate and read every table once, or raise a StoreError
+        that says whether the file is busy, damaged (the caller rebuilds) or unusable."""
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.Error as exc:
-            raise StoreError(
-                f"the index {db_path} is unreadable ({exc}); delete it and "
-                "run `kbtui index` to rebuild it from the vault"
-            ) from exc
-        self.con.execute(f"LOAD '{_extension_path('vss')}'")
-        if not read_only:
-            self._migrate()
-        self._next_cid = int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks"))
+            raise classified(exc, self.path) from exc
+        try:
+            self.con.execute(f"LOAD '{_extension_path('vss')}'")
+            if not read_only:
+                self._migrate()
+            check_tables(self.con)
+            self._next_cid = int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks"))
+        except duckdb.Error as exc:
+            self.con.close()
+            raise classified(exc, self.path) from exc
+        except BaseException:
+            self.con.close()
+            raise
 
     def close(self) -> None:
         self.con.close()
+
+    def snapshot(self) -> Snapshot:
+        """Everything a rebuild must reproduce (kbtui.store.verify): for consistency checks."""
+        return snapshot(self.con)
+
+    def wal_limit(self, size: str) -> None:
+        """Checkpoint automatically once the WAL reaches `size` (e.g. "64KB")."""
+        self.con.execute(f"SET checkpoint_threshold = '{size}'")
 
     # -- schema ---------------------------------------------------------------------------
     def _migrate(self) -> None:

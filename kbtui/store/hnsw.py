@@ -41,7 +41,8 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store.db import Store, StoreError, _extension_path
+from kbtui.store.db import Store, _extension_path
+from kbtui.store.recover import StoreError
 
 log = logging.getLogger("kbtui.hnsw")
 FORMAT = 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ _RESERVED = {
     *(f"lpt{i}" for i in range(10)),
 }
 MAX_NAME_BYTES = 150
+TEMP_PREFIX, TEMP_SUFFIX = ".kbtui-", ".tmp"
+STALE_TEMP_SECONDS = 600  # a live write holds its temp file for well under a second
 
 
 class WriteError(OSError):
@@ -73,7 +76,8 @@ def write_new_note(vault: Path, folder: str, stem: str, text: str) -> Path:
     if not inside(vault, target_dir):  # a symlink created in between
         raise WriteError(f"the folder {folder!r} is outside the vault")
     data = text.encode()
-    fd, tmp_name = tempfile.mkstemp(prefix=".kbtui-", suffix=".tmp", dir=target_dir)
+    sweep_stale_temps(target_dir)
+    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=target_dir)
     tmp = Path(tmp_name)
     try:
         os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide the note from other tools
@@ -89,6 +93,27 @@ def write_new_note(vault: Path, folder: str, stem: str, text: str) -> Path:
         raise WriteError(f"no free file name for {stem!r} in {folder!r}")
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def sweep_stale_temps(folder: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove temp files a killed write left in `folder` (hidden, never indexed, but they
+    would pile up in the user's folders). Only old ones: a write in flight keeps its own."""
+    removed = 0
+    cutoff = time.time() - older_than
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not (entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(TEMP_SUFFIX)):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _claim(tmp: Path, final: Path) -> bool:
@@ -129,7 +154,8 @@ def replace_note(path: Path, expected: bytes, text: str) -> None:
     """
     if path.read_bytes() != expected:
         raise WriteError(f"{path.name} changed on disk while it was being edited; try again")
-    fd, tmp_name = tempfile.mkstemp(prefix=".kbtui-", suffix=".tmp", dir=path.parent)
+    sweep_stale_temps(path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
     try:
         os.fchmod(fd, path.stat().st_mode & 0o777)

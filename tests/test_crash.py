@@ -1,0 +1,76 @@
+"""kill -9 at random moments: the index never ends up damaged and always converges to a
+fresh build; a note being written is whole or absent; indexing and searching never touch a
+vault file. Short runs of bench/crash_index.py and bench/crashwrites.py (the long ones)."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+from kbtui.config import Settings
+from kbtui.embed import HashEmbedder
+from kbtui.services.kb import KnowledgeBase
+from kbtui.vault.write import write_new_note
+from tests.conftest import REPO, copy_vault
+
+sys.path.insert(0, str(REPO / "bench"))
+from crashkit import crash_rounds, vault_digest
+from crashwrites import write_rounds
+
+
+def test_indexer_killed_at_random_moments_converges_to_a_fresh_build(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "vault")
+    counts = crash_rounds(vault, tmp_path / "fresh" / "vault", rounds=3, rng=random.Random(11))
+    print(counts.line("crash consistency (short)"))
+    assert counts.failures == []
+    assert counts.faults >= 3 and counts.checks > counts.faults  # the faults really landed
+
+
+def test_writes_killed_midway_leave_no_partial_or_missing_note(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "vault")
+    counts, leftovers = write_rounds(vault, tmp_path / "fresh" / "vault", 8, random.Random(5))
+    print(counts.line("writes under kill -9 (short)") + f", leftover temp files {leftovers}")
+    assert counts.failures == []
+    assert counts.faults >= 3
+
+
+def test_indexing_and_searching_never_change_a_vault_file(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "vault")
+    before = vault_digest(vault)
+    times = {p: p.stat().st_mtime_ns for p in vault.rglob("*") if p.is_file()}
+    kb = KnowledgeBase.open(Settings.for_vault(vault), HashEmbedder())
+    try:
+        kb.indexer.run()
+        kb.indexer.run()
+        for name, args in (
+            ("kb_search", {"query": "watch firmware battery"}),
+            ("kb_search", {"query": "Zephyr", "mode": "keyword"}),
+            ("kb_get", {"id": "person:andrei_clodius"}),
+            ("get_chunk", {"chunk_id": "person:andrei_clodius_chunk_0"}),
+            ("knowledge_query", {"query": "gesture recognition"}),
+            ("kg_get_neighbors", {"entityId": "person:andrei_clodius"}),
+            ("kg_find_duplicates", {}),
+        ):
+            assert kb.call(name, args)["ok"], name
+    finally:
+        kb.close()
+    assert vault_digest(vault) == before
+    assert {p: p.stat().st_mtime_ns for p in times} == times
+
+
+def test_a_killed_writes_temp_file_is_swept_by_the_next_write_only_when_stale(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "vault" / "imports"
+    folder.mkdir(parents=True)
+    stale, live = folder / ".kbtui-dead.tmp", folder / ".kbtui-live.tmp"
+    stale.write_text("half a no")
+    live.write_text("being written")
+    hour_ago = time.time() - 3600
+    os.utime(stale, (hour_ago, hour_ago))
+    written = write_new_note(tmp_path / "vault", "imports", "Note", "# Note\n")
+    assert written.read_text() == "# Note\n"
+    assert not stale.exists() and live.exists()
