@@ -29,7 +29,7 @@ from kbtui.vault.chunk import chunk_body, fixed_chunks
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.plain import plain_text
-from kbtui.vault.scan import scan_vault
+from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
@@ -156,12 +156,9 @@ class Indexer:
         for n, state in enumerate(todo, 1):
             self.progress("read", n, len(todo))
             try:
-                if state.size > MAX_NOTE_BYTES:
-                    raise NoteError(
-                        f"too large ({state.size / 1e6:.1f} MB; the limit is "
-                        f"{MAX_NOTE_BYTES / 1e6:.0f} MB)"
-                    )
-                data = (self.settings.vault / state.path).read_bytes()
+                data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
+                if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
+                    raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
                 file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(state.path)
                 if old is not None and old[3] == file_hash:
@@ -172,6 +169,9 @@ class Indexer:
                 text, warning = decode_note(data)
                 note = parse_note(state.path, text)
             except (DecodeError, NoteError) as exc:
+                report.skipped.append(Skipped(state.path, str(exc)))
+                continue
+            except NotAFileError as exc:
                 report.skipped.append(Skipped(state.path, str(exc)))
                 continue
             except OSError as exc:

@@ -31,6 +31,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x 
 ID_RE = re.compile(r"^[a-z_]+:[a-z0-9_]+$")
 MAX_ID_LEN = 100
 WIKILINK_RE = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+_WIKILINK_AT = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 TAG_RE = re.compile(r"(?<![\w#&/])#([\w/-]+)")
 # Frontmatter keys whose plain-string values are entity references even without [[ ]].
 RELATION_KEYS = frozenset(
@@ -181,12 +182,13 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     embed = src.startswith("![[", pos)
     if not embed and not src.startswith("[[", pos):
         return False
-    start = pos + (3 if embed else 2)
-    end = src.find("]]", start)
-    if end < 0:
+    # Matched in place, not found by searching ahead: `[[[[...` with no `]]` on the line
+    # made a search to the end of the note at every bracket (quadratic in its length).
+    found = _WIKILINK_AT.match(src, pos + (1 if embed else 0))
+    if found is None:
         return False
-    inner = src[start:end]
-    if not inner.strip() or "\n" in inner or "[" in inner:
+    inner, end = found.group(1), found.end(1)
+    if not inner.strip():
         return False
     if not silent:
         token = state.push("wikilink", "", 0)

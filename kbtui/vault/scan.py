@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from kbtui.models import FileState, Skipped
@@ -53,11 +54,43 @@ def scan_vault(
                     Skipped(_rel(vault, Path(entry.path)), f"cannot stat: {exc.strerror or exc}")
                 )
                 continue
-            if entry.is_dir(follow_symlinks=True):
+            if stat.S_ISDIR(st.st_mode):
                 continue  # a symlink to a folder named like a note
             rel = _rel(vault, Path(entry.path))
+            if not stat.S_ISREG(st.st_mode):  # reading a FIFO would wait for a writer forever
+                problems.append(Skipped(rel, f"not a regular file ({_kind(st.st_mode)})"))
+                continue
             found[rel] = FileState(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns)
     return found, problems
+
+
+class NotAFileError(OSError):
+    """The path names a FIFO, socket or device, not a note file."""
+
+
+def read_note_bytes(path: Path, limit: int) -> bytes:
+    """The file's bytes, or OSError. Opened without blocking and checked after opening: a
+    note swapped for a FIFO between the scan and the read must not hang the indexer."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFileError(f"not a regular file ({_kind(st.st_mode)})")
+        if st.st_size > limit:
+            raise NotAFileError(f"too large ({st.st_size / 1e6:.1f} MB; the limit is "
+                                f"{limit / 1e6:.0f} MB)")  # fmt: skip
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):  # fmt: skip
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def _rel(vault: Path, path: Path) -> str:
