@@ -1,0 +1,207 @@
+"""Property-based fuzzing of every MCP tool through the real protocol: `kbtui mcp` as a
+subprocess (real model, real DuckDB), the SDK's ClientSession over stdio_client.
+
+Arguments come from each tool's own input schema, mixed with wrong types, out-of-range
+numbers, unknown keys and hostile strings (`../../x`, absolute paths, NUL bytes, 100k
+characters). Whatever arrives, the server answers with the structured envelope (never an
+INTERNAL error, never a dead server) and nothing is written outside the vault.
+
+KBTUI_FUZZ_EXAMPLES sets the examples per tool (default 20; the long run uses thousands).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from anyio.from_thread import start_blocking_portal
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from kbtui.services.kb import ALL_TOOLS
+from tests.conftest import VAULT_EXAMPLE
+from tests.test_mcp import Mcp, server_args
+
+EXAMPLES = int(os.environ.get("KBTUI_FUZZ_EXAMPLES", "20"))
+MARK = "fuzzescape"  # in every path-like string: a file by this name anywhere is an escape
+HOSTILE = (
+    f"../../{MARK}", f"../../../{MARK}/x", f"/tmp/{MARK}", f"/{MARK}", f"~/{MARK}",
+    f"imports/../../{MARK}", f"..\\..\\{MARK}", f"C:\\{MARK}", f"%2e%2e%2f{MARK}",
+    f"{MARK}\x00.md", "\x00", "..", ".", "", " ", ".kbtui/index.duckdb", ".kbtui",
+    f"[[../../{MARK}]]", f"person:../../{MARK}", f"\n---\nid: x:{MARK}\n---\n", "CON",
+    "💥" * 300, "a" * 100_000,
+)  # fmt: skip
+IDS = (
+    "person:andrei_clodius", "project:vector_watch_project", "person:sofia_marquez",
+    "person:andrei_clodius_chunk_0", "technology:zephyr_rtos",
+)  # fmt: skip
+BIG_TEXT_FIELDS = {"content", "text", "memoryContent", "taskContent", "description"}
+junk = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=30), st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+)  # fmt: skip
+
+
+def strings(field: str, limit: int | None = None) -> st.SearchStrategy[Any]:
+    """Text, hostile strings and real ids; within `limit` characters when one is given."""
+    size = 3000 if field in BIG_TEXT_FIELDS else 120
+    pool = [s for s in HOSTILE if len(s) < 1000] if field in BIG_TEXT_FIELDS else list(HOSTILE)
+    pool += IDS
+    if limit is not None:
+        size, pool = min(size, limit), [s for s in pool if len(s) <= limit]
+    return st.one_of(st.text(max_size=size), st.sampled_from(pool))
+
+
+def value(field: str, schema: dict[str, Any], valid: bool) -> st.SearchStrategy[Any]:
+    """What the schema allows (so the call reaches the tool) or, unless `valid`, anything:
+    wrong types and out-of-range numbers too."""
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    slack = 0 if valid else 3
+    options: list[st.SearchStrategy[Any]] = []
+    if "enum" in schema:
+        options.append(st.sampled_from(schema["enum"]))
+    for kind in kinds:
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if kind == "string" and "enum" not in schema:
+            options.append(strings(field, schema.get("maxLength") if valid else None))
+        elif kind == "integer":
+            lo = int(low) - slack if low is not None else -5
+            hi = int(high) + slack if high is not None else lo + 2000
+            options.append(st.integers(lo, hi))
+        elif kind == "number":
+            options.append(st.floats(0.0, 1.0) if valid else st.floats(-1.0, 2.0))
+        elif kind == "boolean":
+            options.append(st.booleans())
+        elif kind == "array":
+            options.append(st.lists(strings(field, 100 if valid else None), max_size=4))
+        elif kind == "object":
+            keys = st.sampled_from(("type", "category", "voice", MARK))
+            options.append(st.dictionaries(keys, strings(field, 50) | st.booleans(), max_size=3))
+        elif kind == "null":
+            options.append(st.none())
+    if valid and options:
+        return st.one_of(*options)
+    return st.one_of(*options, junk) if options else junk
+
+
+def arguments(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Half the time arguments the schema accepts (hostile strings included), half the
+    time anything at all, unknown keys included."""
+    schema = ALL_TOOLS[name].input_schema()
+    props: dict[str, Any] = schema["properties"]
+    required = set(schema.get("required", []))
+
+    def build(valid: bool) -> st.SearchStrategy[dict[str, Any]]:
+        fields = {f: value(f, s, valid) for f, s in props.items()}
+        if not valid:
+            return st.fixed_dictionaries({}, optional={**fields, MARK: strings(MARK)})
+        return st.fixed_dictionaries(
+            {f: v for f, v in fields.items() if f in required},
+            optional={f: v for f, v in fields.items() if f not in required},
+        )
+
+    return st.one_of(build(True), build(False))
+
+
+class Outside:
+    """Everything a stray write could reach: the test's folder, the server's cwd, /tmp, /."""
+
+    def __init__(self, root: Path, vault: Path) -> None:
+        self.root, self.vault = root, vault
+        self.before = self.listing()
+
+    def listing(self) -> set[str]:
+        inside = {p.relative_to(self.root).as_posix() for p in self.root.rglob("*")
+                  if self.vault not in p.parents and p != self.vault}  # fmt: skip
+        for folder in (Path("/tmp"), Path("/"), Path.home()):
+            inside |= {f"{folder}/{n}" for n in os.listdir(folder) if MARK in n}
+        return inside
+
+
+@pytest.fixture(scope="module")
+def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Mcp, Outside, Counter[str]]]:
+    root = tmp_path_factory.mktemp("fuzz")
+    vault = root / "vault"
+    for folder in ("people", "projects", "tech"):
+        shutil.copytree(VAULT_EXAMPLE / folder, vault / folder)
+    cwd = root / "cwd"
+    cwd.mkdir()
+    outside = Outside(root, vault)
+    params = StdioServerParameters(command=_python(), args=server_args(vault), cwd=cwd)
+    tally: Counter[str] = Counter()
+    with open(root / "server.log", "w") as errlog, start_blocking_portal() as portal:
+        outside.before.add("server.log")
+
+        async def session() -> Any:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                yield client
+
+        from contextlib import asynccontextmanager
+
+        with portal.wrap_async_context_manager(asynccontextmanager(session)()) as client:
+            yield Mcp(portal, client, vault), outside, tally
+    print(f"\nMCP fuzz: {sum(tally.values())} calls, {dict(sorted(tally.items()))}")
+    assert "Traceback" not in (root / "server.log").read_text()
+
+
+def _python() -> str:
+    import sys
+
+    return sys.executable
+
+
+@pytest.mark.parametrize("name", sorted(ALL_TOOLS))
+def test_any_arguments_get_a_structured_answer(
+    fuzz: tuple[Mcp, Outside, Counter[str]], name: str
+) -> None:
+    mcp, outside, tally = fuzz
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(args=arguments(name))
+    def one(args: dict[str, Any]) -> None:
+        answer = mcp.call(name, args)  # asserts the envelope's shape and its text copy
+        kind = "ok" if answer["ok"] else answer["error"]["type"]
+        tally[kind] += 1
+        assert kind in ("ok", "VALIDATION", "PERMANENT", "TRANSIENT"), (name, args, answer)
+        mcp.portal.call(mcp.session.send_ping)  # still alive
+
+    one()
+    assert outside.listing() == outside.before, "something was written outside the vault"
+
+
+@settings(max_examples=EXAMPLES * 3, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(name=st.text(max_size=40) | st.sampled_from(("app_reindex", "app_facets", "")),
+       uri=st.sampled_from(("kbtui://note/", "kbtui://status", "file:///etc/passwd"))
+       .flatmap(lambda p: st.sampled_from(HOSTILE[:20]).map(lambda s: p + s)))  # fmt: skip
+def test_unknown_tools_and_resources_are_refused_cleanly(
+    fuzz: tuple[Mcp, Outside, Counter[str]], name: str, uri: str
+) -> None:
+    mcp, _, tally = fuzz
+    if name not in ALL_TOOLS:
+        answer = mcp.call(name, {"x": 1})
+        assert answer["ok"] is False and answer["error"]["type"] == "VALIDATION"
+        tally["unknown tool"] += 1
+    try:
+        mcp.portal.call(mcp.session.read_resource, uri)
+    except MCPError as exc:
+        assert str(exc)
+    except Exception as exc:  # the SDK refusing a URI client-side is no server failure
+        assert "uri" in str(exc).lower() or "url" in str(exc).lower(), exc
+    tally["resource"] += 1
+    mcp.portal.call(mcp.session.send_ping)
