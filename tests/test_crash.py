@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,11 +14,12 @@ from pathlib import Path
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.services.kb import KnowledgeBase
+from kbtui.store import Store
 from kbtui.vault.write import write_new_note
 from tests.conftest import REPO, copy_vault
 
 sys.path.insert(0, str(REPO / "bench"))
-from crashkit import crash_rounds, vault_digest
+from crashkit import crash_rounds, index_snapshot, vault_digest
 from crashwrites import write_rounds
 
 
@@ -27,6 +29,32 @@ def test_indexer_killed_at_random_moments_converges_to_a_fresh_build(tmp_path: P
     print(counts.line("crash consistency (short)"))
     assert counts.failures == []
     assert counts.faults >= 3 and counts.checks > counts.faults  # the faults really landed
+
+
+def test_kbtui_index_killed_while_embedding_resumes_to_a_fresh_build(
+    tmp_path: Path, indexed_example: Settings
+) -> None:
+    """The real command and the real model: SIGKILL mid-pass, then the next run finishes
+    the job and the index equals a build that was never interrupted."""
+    vault = copy_vault(tmp_path / "vault")
+    command = [sys.executable, "-m", "kbtui.cli", "index", "--vault", str(vault)]
+    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(random.Random(3).uniform(4.0, 7.0))
+    child.kill()
+    child.wait()
+    store = Store(Settings.for_vault(vault).db_path)  # the restart: opens, replays its WAL
+    pending, recovered = store.count_pending(), store.recovered
+    store.close()
+    print(f"kbtui index killed with {pending} chunks waiting for vectors")
+    assert recovered is None
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    after, _ = index_snapshot(vault)
+    fresh = Store(indexed_example.db_path, read_only=True)
+    try:
+        assert after.differences(fresh.snapshot()) == []
+    finally:
+        fresh.close()
 
 
 def test_writes_killed_midway_leave_no_partial_or_missing_note(tmp_path: Path) -> None:
