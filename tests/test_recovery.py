@@ -18,7 +18,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.services.indexer import Indexer
 from kbtui.store import Store
 from kbtui.store.verify import Snapshot
-from tests.conftest import REPO, VAULT_EXAMPLE, copy_indexed
+from tests.conftest import REPO, VAULT_EXAMPLE, copy_indexed, open_runtime
 from tests.test_mcp import Mcp, open_session
 
 
@@ -131,3 +131,17 @@ def test_kbtui_mcp_serves_after_rebuilding_a_damaged_index(tmp_path: Path) -> No
     text = log.read_text()
     assert "was damaged" in text and "rebuilt from the vault" in text
     assert "Traceback" not in text
+
+
+def test_the_runtime_status_says_the_index_was_rebuilt(
+    tmp_path: Path, indexed: tuple[Path, Snapshot]
+) -> None:
+    """What the TUI shows (a notification) and the MCP status resource carries."""
+    vault = copy_indexed(indexed[0], tmp_path / "vault")
+    damage(vault, "header overwritten")
+    runtime = open_runtime(vault, HashEmbedder())
+    try:
+        status = runtime.status()
+        assert "was damaged" in status["recovered"] and status["stats"]["notes"] == 62
+    finally:
+        runtime.close()

@@ -118,6 +118,7 @@ class VaultRuntime:
             "pid": os.getpid(),
             "index": index,
             "stats": stats,
+            "recovered": self.kb.store.recovered,  # a damaged index was set aside at open
         }
 
     def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:

@@ -166,6 +166,9 @@ class KbApp(App[None]):
 
     @on(StatusUpdated)
     def _status_updated(self, message: StatusUpdated) -> None:
+        recovered = message.status.get("recovered")
+        if recovered and (self.last_status or {}).get("recovered") != recovered:
+            self.notify(str(recovered), title="Index rebuilt", severity="warning", timeout=30)
         self.last_status = message.status
         index = message.status.get("index") or {}
         passes, last = index.get("passes"), index.get("last_pass") or {}
