@@ -203,3 +203,26 @@ def test_any_bytes_are_a_note_or_a_reason(data: bytes) -> None:
         assert str(exc)  # a reason the user can read
         return
     assert ID_RE.match(note.entity_id) and "\r" not in note.body
+
+
+# -- a refused write changes nothing --------------------------------------------------------
+@pytest.mark.parametrize("label", ["a]]b", "[[z", "line\nbreak", "x]"])
+def test_a_relationship_label_that_would_break_the_link_is_refused(
+    tmp_path: Path, label: str
+) -> None:
+    """It used to be written into the note as a broken [[link]] and then reported as an
+    error, leaving the user's note damaged."""
+    vault = copy_vault(tmp_path / "vault")
+    note = vault / "people" / "sofia_marquez.md"
+    before = note.read_bytes()
+    kb = KnowledgeBase.open(Settings.for_vault(vault), HashEmbedder())
+    try:
+        kb.indexer.run()
+        answer = kb.call("kg_create_relationship", {
+            "fromEntityId": "person:sofia_marquez", "toEntityId": "project:vector_watch_project",
+            "type": "WORKS_ON", "label": label,
+        })  # fmt: skip
+    finally:
+        kb.close()
+    assert answer["error_type"] == "ValidationError" and answer["error"]["field"] == "label"
+    assert note.read_bytes() == before

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +28,11 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from kbtui.services.kb import ALL_TOOLS
-from tests.conftest import VAULT_EXAMPLE
+from tests.conftest import REPO, VAULT_EXAMPLE
 from tests.test_mcp import Mcp, server_args
+
+sys.path.insert(0, str(REPO / "bench"))
+from crashkit import vault_digest
 
 EXAMPLES = int(os.environ.get("KBTUI_FUZZ_EXAMPLES", "20"))
 MARK = "fuzzescape"  # in every path-like string: a file by this name anywhere is an escape
@@ -52,13 +56,18 @@ junk = st.one_of(
 
 
 def strings(field: str, limit: int | None = None) -> st.SearchStrategy[Any]:
-    """Text, hostile strings and real ids; within `limit` characters when one is given."""
+    """Text, hostile strings and real ids; within `limit` characters when one is given.
+    Id fields mostly get real ids, so calls get past "not found" to the code that writes."""
     size = 3000 if field in BIG_TEXT_FIELDS else 120
     pool = [s for s in HOSTILE if len(s) < 1000] if field in BIG_TEXT_FIELDS else list(HOSTILE)
     pool += IDS
     if limit is not None:
         size, pool = min(size, limit), [s for s in pool if len(s) <= limit]
-    return st.one_of(st.text(max_size=size), st.sampled_from(pool))
+    markdown = st.characters() | st.sampled_from("[]|#:-\n`")  # what breaks notes and links
+    options = st.one_of(st.text(markdown, max_size=size), st.sampled_from(pool))
+    if field.lower().endswith(("id", "ids")):
+        return st.one_of(st.sampled_from(IDS), st.sampled_from(IDS), options)
+    return options
 
 
 def value(field: str, schema: dict[str, Any], valid: bool) -> st.SearchStrategy[Any]:
@@ -99,16 +108,13 @@ def arguments(name: str) -> st.SearchStrategy[dict[str, Any]]:
     time anything at all, unknown keys included."""
     schema = ALL_TOOLS[name].input_schema()
     props: dict[str, Any] = schema["properties"]
-    required = set(schema.get("required", []))
 
     def build(valid: bool) -> st.SearchStrategy[dict[str, Any]]:
         fields = {f: value(f, s, valid) for f, s in props.items()}
         if not valid:
             return st.fixed_dictionaries({}, optional={**fields, MARK: strings(MARK)})
-        return st.fixed_dictionaries(
-            {f: v for f, v in fields.items() if f in required},
-            optional={f: v for f, v in fields.items() if f not in required},
-        )
+        # Every field given: the schemas do not say which the tools need (the specs don't).
+        return st.fixed_dictionaries(fields)
 
     return st.one_of(build(True), build(False))
 
@@ -159,8 +165,6 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Mcp, Outsid
 
 
 def _python() -> str:
-    import sys
-
     return sys.executable
 
 
@@ -174,10 +178,13 @@ def test_any_arguments_get_a_structured_answer(
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(args=arguments(name))
     def one(args: dict[str, Any]) -> None:
+        before = vault_digest(mcp.vault)
         answer = mcp.call(name, args)  # asserts the envelope's shape and its text copy
         kind = "ok" if answer["ok"] else answer["error"]["type"]
         tally[kind] += 1
         assert kind in ("ok", "VALIDATION", "PERMANENT", "TRANSIENT"), (name, args, answer)
+        if not answer["ok"]:  # a refused call leaves every note as it was
+            assert vault_digest(mcp.vault) == before, (name, args, answer)
         mcp.portal.call(mcp.session.send_ping)  # still alive
 
     one()
@@ -205,3 +212,39 @@ def test_unknown_tools_and_resources_are_refused_cleanly(
         assert "uri" in str(exc).lower() or "url" in str(exc).lower(), exc
     tally["resource"] += 1
     mcp.portal.call(mcp.session.send_ping)
+
+
+MARKDOWN = st.characters() | st.sampled_from("[]|#:-\n`'\"{}*>")  # what breaks notes and links
+REL_TYPES = ALL_TOOLS["kg_create_relationship"].input_schema()["properties"]["type"]["enum"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(
+    source=st.sampled_from(IDS[:3]),
+    target=st.sampled_from(("technology:zephyr_rtos", "project:vector_watch_project")),
+    kind=st.sampled_from(REL_TYPES),
+    label=st.text(MARKDOWN, max_size=40),
+    name=st.text(MARKDOWN, min_size=1, max_size=40),
+)
+def test_writes_with_markdown_in_their_text_are_whole_or_not_made(
+    fuzz: tuple[Mcp, Outside, Counter[str]], source: str, target: str, kind: str, label: str,
+    name: str,
+) -> None:  # fmt: skip
+    """Valid ids, any text in the label and the name: the call succeeds and the note still
+    parses with the relation in it, or it fails and no file changed."""
+    mcp, _, tally = fuzz
+    for tool, args in (
+        ("kg_create_relationship",
+         {"fromEntityId": source, "toEntityId": target, "type": kind, "label": label}),
+        ("kg_create_entity", {"name": name, "type": "concept", "description": label}),
+    ):  # fmt: skip
+        before = vault_digest(mcp.vault)
+        answer = mcp.call(tool, args)
+        tally[f"{tool} {'ok' if answer['ok'] else answer['error']['type']}"] += 1
+        if not answer["ok"]:
+            assert answer["error"]["type"] in ("VALIDATION", "PERMANENT"), answer
+            assert vault_digest(mcp.vault) == before, (tool, args, answer)
+        elif tool == "kg_create_relationship":
+            found = mcp.call("kg_get_neighbors", {"entityId": source, "direction": "outgoing"})
+            assert answer["relationship"]["id"] in {r["id"] for r in found["relationships"]}

@@ -93,15 +93,22 @@ class GraphWriter:
         source = self.graph.require(start)
         target = self.graph.require(goal)
         label = (args["label"] or "").strip()
+        if any(c in label for c in "[]") or any(not c.isprintable() for c in label):
+            # It goes inside [[target|label]]: brackets or a line break would break the link
+            # and leave a broken line in the user's note.
+            raise ValidationError("label cannot contain [, ] or control characters", field="label")
         existing = self._find_rel(start, goal, kind, label)
         if existing is None:
             ref = self._link_ref(target)
             link = f"[[{ref}|{label}]]" if label else f"[[{ref}]]"
-            self._edit(source["path"], REL_KEYS[kind], link)
+            original = self._edit(source["path"], REL_KEYS[kind], link)
             self._index(source["path"])
             existing = self._find_rel(start, goal, kind, label)
-            if existing is None:
-                raise ConflictError("the relation was written but did not resolve; see the note")
+            if existing is None:  # undo: a failed call leaves the note as it was
+                path = self.vault / source["path"]
+                replace_note(path, path.read_bytes(), original)
+                self._index(source["path"])
+                raise ConflictError("the relation did not resolve; the note was left unchanged")
             message = f"Created {kind} from {start} to {goal} in {source['path']}"
         else:
             message = f"{kind} from {start} to {goal} already existed"
@@ -123,7 +130,8 @@ class GraphWriter:
         owners = self.store.entities_named(stem)
         return stem if owners == [target["id"]] else path.rsplit(".", 1)[0]
 
-    def _edit(self, rel_path: str, key: str, link: str) -> None:
+    def _edit(self, rel_path: str, key: str, link: str) -> bytes:
+        """Add `link` to the note's `key` list; returns the note's bytes before the edit."""
         path = self.vault / rel_path
         data = path.read_bytes()
         text, _ = decode_note(data)
@@ -132,6 +140,7 @@ class GraphWriter:
             replace_note(path, data, new)
         except (FrontmatterEditError, WriteError) as exc:
             raise ConflictError(f"cannot edit {rel_path}: {exc}") from exc
+        return data
 
     # -- kg_merge_entities ----------------------------------------------------------------
     def kg_merge_entities(self, args: dict[str, Any]) -> dict[str, Any]:

@@ -146,7 +146,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def replace_note(path: Path, expected: bytes, text: str) -> None:
+def replace_note(path: Path, expected: bytes, text: str | bytes) -> None:
     """Atomically give an existing note new text, unless it changed since it was read.
 
     The new bytes go to a temporary file beside it and are renamed over it, so a reader (or a
@@ -160,7 +160,7 @@ def replace_note(path: Path, expected: bytes, text: str) -> None:
     try:
         os.fchmod(fd, path.stat().st_mode & 0o777)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode())
+            fh.write(text if isinstance(text, bytes) else text.encode())
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
