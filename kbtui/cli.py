@@ -17,7 +17,7 @@ from kbtui.cli_kb import KB_COMMANDS
 from kbtui.cli_mcp import MCP_COMMANDS
 from kbtui.config import Settings
 from kbtui.models import IndexReport
-from kbtui.store import StoreError
+from kbtui.store import DatabaseError, StoreError
 
 
 @click.group(invoke_without_command=True)
@@ -60,6 +60,8 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
                     report = handle.reindex(embed=not no_embed, progress=_bar_progress(bar))
         except StoreError as exc:
             raise click.ClickException(str(exc)) from exc
+        except DatabaseError as exc:  # e.g. a disk that filled up mid-pass: no traceback
+            raise click.ClickException(f"the index could not be written: {exc}") from exc
     if as_json:
         click.echo(json.dumps(asdict(report), indent=2))
     else:
