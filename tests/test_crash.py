@@ -28,7 +28,7 @@ def test_indexer_killed_at_random_moments_converges_to_a_fresh_build(tmp_path: P
     counts = crash_rounds(vault, tmp_path / "fresh" / "vault", rounds=3, rng=random.Random(11))
     print(counts.line("crash consistency (short)"))
     assert counts.failures == []
-    assert counts.faults >= 3 and counts.checks > counts.faults  # the faults really landed
+    assert counts.faults >= 2 and counts.checks > counts.faults  # the faults really landed
 
 
 def test_kbtui_index_killed_while_embedding_resumes_to_a_fresh_build(
@@ -59,10 +59,10 @@ def test_kbtui_index_killed_while_embedding_resumes_to_a_fresh_build(
 
 def test_writes_killed_midway_leave_no_partial_or_missing_note(tmp_path: Path) -> None:
     vault = copy_vault(tmp_path / "vault")
-    counts, leftovers = write_rounds(vault, tmp_path / "fresh" / "vault", 8, random.Random(5))
+    counts, leftovers = write_rounds(vault, tmp_path / "fresh" / "vault", 6, random.Random(5))
     print(counts.line("writes under kill -9 (short)") + f", leftover temp files {leftovers}")
     assert counts.failures == []
-    assert counts.faults >= 3
+    assert counts.faults >= 2
 
 
 def test_indexing_and_searching_never_change_a_vault_file(tmp_path: Path) -> None:

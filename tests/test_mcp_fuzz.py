@@ -6,7 +6,7 @@ numbers, unknown keys and hostile strings (`../../x`, absolute paths, NUL bytes,
 characters). Whatever arrives, the server answers with the structured envelope (never an
 INTERNAL error, never a dead server) and nothing is written outside the vault.
 
-KBTUI_FUZZ_EXAMPLES sets the examples per tool (default 12; the long run uses thousands).
+KBTUI_FUZZ_EXAMPLES sets the examples per tool (default 8; the long run uses thousands).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from tests.test_mcp import Mcp, server_args
 sys.path.insert(0, str(REPO / "bench"))
 from crashkit import vault_digest
 
-EXAMPLES = int(os.environ.get("KBTUI_FUZZ_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("KBTUI_FUZZ_EXAMPLES", "8"))
 MARK = "fuzzescape"  # in every path-like string: a file by this name anywhere is an escape
 HOSTILE = (
     f"../../{MARK}", f"../../../{MARK}/x", f"/tmp/{MARK}", f"/{MARK}", f"~/{MARK}",
