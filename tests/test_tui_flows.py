@@ -16,7 +16,7 @@ from textual.widgets import Markdown
 from kbtui.config import Settings
 from kbtui.services.runtime import VaultRuntime
 from kbtui.services.watcher import ChangeBatch
-from kbtui.store import StoreLockedError
+from kbtui.store import StoreError
 from kbtui.tui import VaultSession
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
@@ -226,8 +226,8 @@ async def test_locked_index_is_shown_not_raised(tui_vault: Path) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        session = VaultSession(Settings.for_vault(tui_vault))
-        with pytest.raises(StoreLockedError):
+        session = VaultSession(Settings.for_vault(tui_vault), wait=0.5)
+        with pytest.raises(StoreError):
             session.open()
         app = KbApp(opener=session.open, vault_name="vault")
         async with app.run_test(size=SIZE) as pilot:
@@ -235,7 +235,7 @@ async def test_locked_index_is_shown_not_raised(tui_vault: Path) -> None:
             while not isinstance(app.screen, ErrorScreen) and time.monotonic() < deadline:
                 await pilot.pause(0.05)
             assert isinstance(app.screen, ErrorScreen)
-            assert "open in another kbtui process" in app.screen.message
+            assert "does not share it" in app.screen.message
         session.close()
     finally:
         holder.kill()

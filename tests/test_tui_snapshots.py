@@ -13,8 +13,8 @@ from typing import Any
 from textual.message import Message
 from textual.pilot import Pilot
 
+from kbtui.services.owner import OwnerUnavailable
 from kbtui.services.runtime import VaultRuntime
-from kbtui.store import StoreLockedError
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
 from tests.tui_helpers import SIZE, make_app, settle, type_text
@@ -95,9 +95,10 @@ def test_index_held_by_another_process(snap_compare: Snap) -> None:
     file (the real lock is exercised in test_tui_flows)."""
 
     def opener(vault: Path | None) -> Any:
-        raise StoreLockedError(
-            "the index /home/me/notes/.kbtui/index.duckdb is open in another kbtui process; "
-            "close it and retry"
+        raise OwnerUnavailable(
+            "the index /home/me/notes/.kbtui/index.duckdb is open in another process (pid 4242 "
+            "last owned it) that does not share it (an older kbtui, a DuckDB shell?); close it "
+            "and retry"
         )
 
     assert shot(snap_compare, KbApp(opener=opener, vault_name="notes"))

@@ -96,6 +96,7 @@ class ChangeBatcher:
         self._paths: set[str] = set()
         self._rescan = False
         self._first = self._last = 0.0
+        self.wake = threading.Event()  # set when a batch starts: the flush timer sleeps till then
 
     # -- input ----------------------------------------------------------------------------
     def relative(self, path: str | bytes) -> str | None:
@@ -143,6 +144,7 @@ class ChangeBatcher:
         now = self.clock()
         if not self._rescan and not self._paths:
             self._first = now
+            self.wake.set()
         self._last = now
 
     # -- output ---------------------------------------------------------------------------
@@ -150,6 +152,14 @@ class ChangeBatcher:
     def pending(self) -> bool:
         with self._lock:
             return self._rescan or bool(self._paths)
+
+    def due_in(self) -> float | None:
+        """Seconds until the pending batch is due (0: now), None when nothing is pending."""
+        with self._lock:
+            if not (self._rescan or self._paths):
+                return None
+            due = min(self._last + self.quiet, self._first + self.max_wait)
+            return max(0.0, due - self.clock())
 
     def poll(self) -> ChangeBatch | None:
         """Hand the batch to the callback if the vault has been quiet long enough (or events
@@ -232,6 +242,7 @@ class VaultWatcher:
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        self.batcher.wake.set()
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout)
@@ -239,9 +250,18 @@ class VaultWatcher:
             self._timer.join(timeout)
 
     def _flush_loop(self) -> None:
-        interval = max(0.02, self.batcher.quiet / 4)
-        while not self._stop.wait(interval):
-            self.batcher.poll()
+        """Sleep until a batch starts, then until it is due: no wake-ups while idle, and no
+        polling delay on top of the debounce."""
+        batcher = self.batcher
+        while not self._stop.is_set():
+            batcher.wake.clear()
+            delay = batcher.due_in()
+            if delay is None:
+                batcher.wake.wait()
+            elif delay > 0:
+                self._stop.wait(delay)
+            else:
+                batcher.poll()
 
     def _deliver(self, batch: ChangeBatch) -> None:
         try:

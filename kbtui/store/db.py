@@ -18,6 +18,7 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM, NoteWrite
 from kbtui.store.browse import BrowseQueries
+from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.reads import ReadQueries
 from kbtui.store.recover import (
@@ -62,25 +63,6 @@ NOTE_SELECT = ", ".join(
 DatabaseError = duckdb.Error  # what a failing query raises; callers need not import duckdb
 
 
-def _extension_path(name: str) -> Path:
-    import importlib
-
-    try:
-        package = importlib.import_module(f"duckdb_extension_{name}")
-    except ImportError as exc:
-        raise StoreError(
-            f"DuckDB extension package missing: pip install duckdb-extension-{name}"
-        ) from exc
-    base = Path(package.__file__ or "").parent / "extensions" / f"v{duckdb.__version__}"
-    path = base / f"{name}.duckdb_extension"
-    if not path.is_file():
-        raise StoreError(
-            f"{name} extension for DuckDB {duckdb.__version__} not found at {path}; "
-            f"install duckdb-extension-{name}=={duckdb.__version__}"
-        )
-    return path
-
-
 def _column(values: list[Any]) -> np.ndarray:
     """A typed numpy column. Never dtype=object: DuckDB then tries `import pandas` once per
     element, which made bulk inserts ~50x slower when pandas is not installed."""
@@ -116,7 +98,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         except duckdb.Error as exc:
             raise classified(exc, self.path) from exc
         try:
-            self.con.execute(f"LOAD '{_extension_path('vss')}'")
+            self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
             check_tables(self.con)
@@ -218,6 +200,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
                 {"first": first_cid},
             )
             self._delete_entities(old_ids, before_cid=first_cid)
+            self._carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
             rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}
             for w in batch:
                 n = w.note
@@ -264,6 +247,21 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
             self._delete_entities(ids)
             self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids])
             self._relink(ids, old_keys)
+
+    def _carry_usage(self, moves: list[tuple[str, str]]) -> None:
+        """A renamed note whose id follows its file name keeps its Q-value and access count
+        under the new id (unless the new id already has its own)."""
+        for old, new in moves:
+            if old == new:
+                continue
+            self.con.execute(
+                """INSERT INTO entity_usage
+                   SELECT $new, q_value, access_count, last_accessed FROM entity_usage
+                   WHERE entity_id = $old
+                     AND NOT EXISTS (SELECT 1 FROM entity_usage WHERE entity_id = $new)""",
+                {"old": old, "new": new},
+            )
+            self.con.execute("DELETE FROM entity_usage WHERE entity_id = ?", [old])
 
     def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
         limit = before_cid if before_cid is not None else self._next_cid

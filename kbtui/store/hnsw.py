@@ -41,7 +41,8 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store.db import Store, _extension_path
+from kbtui.store.db import Store
+from kbtui.store.extensions import extension_path
 from kbtui.store.recover import StoreError
 
 log = logging.getLogger("kbtui.hnsw")
@@ -190,7 +191,7 @@ class HnswSideIndex:
         log.info("HNSW index built: %d vectors in %.1f s", len(self._base), self.last_build_seconds)
 
     def _run_child(self) -> None:
-        args = [str(self.build_path), str(_extension_path("vss")), str(self.m)]
+        args = [str(self.build_path), str(extension_path("vss")), str(self.m)]
         self._child = Popen(
             [sys.executable, "-c", _CHILD, *args], stdin=DEVNULL, stdout=DEVNULL, stderr=PIPE
         )

@@ -11,25 +11,32 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
-from kbtui.services.runtime import VaultHandle, VaultRuntime
+from kbtui.services.runtime import VaultHandle
+from kbtui.services.shared import START_WAIT, SharedVault, open_vault
 
 log = logging.getLogger("kbtui.tui")
 
 
 class VaultSession:
-    """Opens vaults for the app and owns what it opened: one VaultRuntime at a time.
+    """Opens vaults for the app and holds what it opened: one shared vault at a time.
 
-    `open` runs in a worker thread so the first frame never waits for the index or the
-    model; switching vaults opens the new one before closing the old, so a vault that
-    cannot be opened (held by another process) leaves the current one working."""
+    The app owns the index (watcher, socket for `kbtui mcp` and CLI commands) or, when
+    another kbtui process has it open, works through that owner and takes over when it
+    exits. `open` runs in a worker thread so the first frame never waits for the index or
+    the model; switching vaults opens the new one before closing the old, so a vault that
+    cannot be opened leaves the current one working."""
 
     def __init__(
-        self, settings: Settings, make_embedder: Callable[[Settings], Embedder] | None = None
+        self,
+        settings: Settings,
+        make_embedder: Callable[[Settings], Embedder] | None = None,
+        wait: float = START_WAIT,
     ) -> None:
         self.settings = settings
         self.make_embedder = make_embedder or _fast_embedder
+        self.wait = wait
         self._lock = threading.Lock()
-        self._runtime: VaultRuntime | None = None
+        self._runtime: SharedVault | None = None
         self._closed = False
 
     def open(self, vault: Path | None = None) -> VaultHandle:
@@ -49,12 +56,7 @@ class VaultSession:
             current = self._runtime
             if current is not None and current.settings.vault == settings.vault:
                 return current
-            runtime = VaultRuntime(settings, self.make_embedder(settings))
-            try:
-                runtime.start()
-            except BaseException:
-                runtime.close()
-                raise
+            runtime = open_vault(settings, lambda: self.make_embedder(settings), wait=self.wait)
             self._runtime = runtime
             self.settings = settings
         if current is not None:

@@ -169,9 +169,9 @@ class ErrorScreen(Screen[None]):
             yield Static(Text(self.message))
             yield Static(
                 Text(
-                    "If another kbtui (or an assistant's `kbtui mcp`) has this vault open, "
-                    "close it and start kbtui again. ctrl+p → “Switch vault” opens another "
-                    "vault; q quits.",
+                    "Other kbtui processes (an assistant's `kbtui mcp`, a CLI command) share "
+                    "a vault; a DuckDB shell or an older kbtui does not: close it and start "
+                    "kbtui again. ctrl+p → “Switch vault” opens another vault; q quits.",
                     style="dim",
                 )
             )

@@ -46,6 +46,8 @@ def status_text(
     stats: dict[str, Any] = status.get("stats") or {}
     state = str(index.get("state", "?"))
     text.append(f" {vault} ", style="bold")
+    if status.get("role") == "client":  # another kbtui process owns the index
+        text.append(f"(via pid {status.get('pid')}) ", style="dim")
     text.append("│ indexer ")
     text.append(state if len(state) < 60 else state[:57] + "…", style=_state_style(state))
     phase = index.get("phase")

@@ -1,0 +1,158 @@
+"""Live indexing as a user feels it: how long from saving a note to finding it, how long a
+start-up takes when nothing changed, and what a watching process costs while idle.
+
+1. save-to-searchable: a watching VaultRuntime (real model) on a copy of vault_example; each
+   round saves a note (alternately a new note, an in-place edit and a temp-file-then-rename
+   save) holding a fresh word, then polls kb_search (keyword) until the note is the hit, and
+   then until its vectors are in (every chunk embedded). Includes the watcher's debounce.
+2. no-change start-up: a synthetic vault of N notes indexed once (fake embedder: the scan
+   does not depend on the model), then the catch-up pass of a new start, timed.
+3. idle CPU: the process's CPU time over a quiet period while the watcher runs.
+
+Prints figures, asserts nothing. Works in a temporary folder.
+
+    .venv/bin/python bench/watch_latency.py [--rounds 30] [--notes 10000] [--idle 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench_common import percentiles
+from synth_vault import make_vault
+
+from kbtui.config import Settings
+from kbtui.embed import FastEmbedder, HashEmbedder
+from kbtui.models import IndexReport
+from kbtui.services.indexer import Indexer
+from kbtui.services.runtime import VaultRuntime
+from kbtui.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 30.0) -> float:
+    """Seconds until `check()` holds, polling every 5 ms."""
+    t0 = time.perf_counter()
+    while not check():
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError("the change never showed up")
+        time.sleep(0.005)
+    return time.perf_counter() - t0
+
+
+def save(path: Path, text: str, style: str) -> None:
+    """Save the way editors do: in place, or a temporary file renamed over the note."""
+    if style == "rename":
+        tmp = path.with_name(f".{path.name}.swp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    else:
+        path.write_text(text)
+
+
+def save_to_searchable(rounds: int, work: Path) -> None:
+    vault = Path(shutil.copytree(REPO / "vault_example", work / "live"))
+    settings = Settings.for_vault(vault)
+    embedder = FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
+    runtime = VaultRuntime(settings, embedder)
+    runtime.start()
+    wait_until(lambda: runtime.status()["index"]["state"] == "idle", 300)
+    keyword, vectors = [], []
+    styles = ("new", "in place", "rename")
+    try:
+        for n in range(rounds):
+            style = styles[n % 3]
+            word = f"zorblax{n}quen"
+            path = vault / "notes" / (f"live {n}.md" if style == "new" else "live edit.md")
+            path.parent.mkdir(exist_ok=True)
+            text = f"# Live {n}\n\nA saved note about {word} and the watch battery.\n"
+            t0 = time.perf_counter()
+            save(path, text, style)
+
+            def found(word: str = word) -> bool:
+                answer = runtime.call("kb_search", {"query": word, "mode": "keyword"})
+                return bool(answer["results"])
+
+            def embedded() -> bool:
+                stats = runtime.status()["stats"]
+                return bool(stats["chunks"] == stats["embedded"])
+
+            wait_until(found)
+            keyword.append((time.perf_counter() - t0) * 1000)
+            wait_until(embedded)
+            vectors.append((time.perf_counter() - t0) * 1000)
+            time.sleep(0.2)
+    finally:
+        runtime.close()
+    print(f"save → keyword hit  {percentiles(keyword)}  (debounce included)")
+    print(f"save → vectors in   {percentiles(vectors)}")
+
+
+def pass_once(settings: Settings) -> IndexReport:
+    """Open the index and run the pass a start-up runs, as a new process would."""
+    store = Store(settings.db_path)
+    try:
+        return Indexer(settings, store, HashEmbedder()).run(embed=True)
+    finally:
+        store.close()
+
+
+def no_change_start(notes: int, work: Path) -> None:
+    vault = make_vault(work / "synth", notes, seed=7, words_per_note=(60, 200))
+    settings = Settings.for_vault(vault)
+    t0 = time.perf_counter()
+    pass_once(settings)
+    print(f"built {notes} notes in {time.perf_counter() - t0:.1f} s")
+    samples = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        report = pass_once(settings)
+        samples.append((time.perf_counter() - t0) * 1000)
+        assert not (report.new or report.changed or report.deleted), "expected no changes"
+    print(
+        f"no-change start-up scan of {notes} notes (open + catch-up pass): "
+        f"median {statistics.median(samples):.0f} ms, max {max(samples):.0f} ms"
+    )
+
+
+def idle_cpu(seconds: float, work: Path) -> None:
+    vault = Path(shutil.copytree(REPO / "vault_example", work / "idle"))
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder())
+    runtime.start()
+    wait_until(lambda: runtime.status()["index"]["state"] == "idle", 60)
+    time.sleep(1.0)
+    try:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        time.sleep(seconds)
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    finally:
+        runtime.close()
+    print(f"idle watching process: {cpu * 1000:.0f} ms CPU in {wall:.0f} s = {cpu / wall:.3%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--idle", type=float, default=20.0)
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory(prefix="kbtui-watch-") as tmp:
+        work = Path(tmp)
+        save_to_searchable(args.rounds, work)
+        idle_cpu(args.idle, work)
+        no_change_start(args.notes, work)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
