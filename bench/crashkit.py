@@ -201,7 +201,7 @@ def vault_digest(vault: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for path in sorted(vault.rglob("*")):
         rel = path.relative_to(vault).as_posix()
-        if rel.startswith(".kbtui") or path.is_symlink() or not path.is_file():
+        if rel.split("/", 1)[0] == ".kbtui" or path.is_symlink() or not path.is_file():
             continue
         out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out

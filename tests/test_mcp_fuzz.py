@@ -15,7 +15,8 @@ import os
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -145,12 +146,13 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Mcp, Outsid
     cwd = root / "cwd"
     cwd.mkdir()
     outside = Outside(root, vault)
-    params = StdioServerParameters(command=_python(), args=server_args(vault), cwd=cwd)
+    params = StdioServerParameters(command=sys.executable, args=server_args(vault), cwd=cwd)
     tally: Counter[str] = Counter()
     with open(root / "server.log", "w") as errlog, start_blocking_portal() as portal:
         outside.before.add("server.log")
 
-        async def session() -> Any:
+        @asynccontextmanager
+        async def session() -> AsyncIterator[ClientSession]:
             async with (
                 stdio_client(params, errlog=errlog) as (read, write),
                 ClientSession(read, write) as client,
@@ -158,16 +160,10 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Mcp, Outsid
                 await client.initialize()
                 yield client
 
-        from contextlib import asynccontextmanager
-
-        with portal.wrap_async_context_manager(asynccontextmanager(session)()) as client:
+        with portal.wrap_async_context_manager(session()) as client:
             yield Mcp(portal, client, vault), outside, tally
     print(f"\nMCP fuzz: {sum(tally.values())} calls, {dict(sorted(tally.items()))}")
     assert "Traceback" not in (root / "server.log").read_text()
-
-
-def _python() -> str:
-    return sys.executable
 
 
 @pytest.mark.parametrize("name", sorted(ALL_TOOLS))
