@@ -75,7 +75,7 @@ class FaultyConnection:
         if self._fault == "txn" and word in ("INSERT", "UPDATE", "DELETE") and roll:
             die()
         if self._fault == "checkpoint" and word == "COMMIT" and roll:
-            die(self._rng.uniform(0.0, 0.02))
+            die(self._rng.uniform(0.0, 0.05))
             self._con.execute("CHECKPOINT")
         return result
 
@@ -147,7 +147,9 @@ def _child(argv: list[str]) -> int:
             print(json.dumps({"recovered": store.recovered}), flush=True)
         if fault in ("commit", "txn", "checkpoint"):
             store.con = FaultyConnection(store.con, fault, opts.p, rng)  # type: ignore[assignment]
-            store.wal_limit("64KB")  # small: automatic checkpoints happen within the pass too
+            # commit/txn: a small WAL limit, so commits checkpoint too (a kill lands inside);
+            # checkpoint: a large one, so the forced CHECKPOINT has all the pass's work to do.
+            store.wal_limit("1GB" if fault == "checkpoint" else "64KB")
         report = Indexer(settings, store, embedder).run()
         store.close()
         print(json.dumps({"skipped": len(report.skipped), "new": len(report.new)}))
