@@ -31,7 +31,7 @@ def test_indexer_killed_at_random_moments_converges_to_a_fresh_build(tmp_path: P
     assert counts.faults >= 2 and counts.checks > counts.faults  # the faults really landed
 
 
-def test_kbtui_index_killed_while_embedding_resumes_to_a_fresh_build(
+def test_kbtui_index_killed_mid_pass_resumes_to_a_fresh_build(
     tmp_path: Path, indexed_example: Settings
 ) -> None:
     """The real command and the real model: SIGKILL mid-pass, then the next run finishes
