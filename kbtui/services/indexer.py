@@ -24,7 +24,7 @@ from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
-from kbtui.tokenize import term_counts
+from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault.chunk import chunk_body, fixed_chunks
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import NoteError, parse_note
@@ -35,6 +35,22 @@ Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
 EMBED_BATCH = 256
 MAX_NOTE_BYTES = 10 * 1024 * 1024
+TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
+CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
+INDEX_VERSION_KEY = "index_text_version"
+
+
+def index_version(settings: Settings) -> str:
+    """Everything that decides what a note's chunks and BM25 terms are.
+
+    Recorded in the index after each whole-vault pass; when it differs (a new kbtui, other
+    chunk settings), the next pass re-chunks and re-tokenises every note. Chunks whose text
+    did not change keep their vectors (content hash), so only new text is embedded.
+    """
+    return (
+        f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
+        f"{settings.chunk_size}/{settings.chunk_overlap}"
+    )
 
 
 def embed_text(title: str, heading: str, content: str) -> str:
@@ -53,8 +69,8 @@ def embed_text(title: str, heading: str, content: str) -> str:
 
 
 def keyword_text(title: str, heading: str, content: str) -> str:
-    """What BM25 indexes: everything, code identifiers included."""
-    return f"{title}\n{heading}\n{content}"
+    """What BM25 indexes: everything, code identifiers included, the title weighted up."""
+    return "\n".join([title] * TITLE_WEIGHT + [heading, content])
 
 
 def content_hash(text: str) -> str:
@@ -93,6 +109,8 @@ class Indexer:
         report = IndexReport()
         with self.lock:
             known = self.store.note_states()
+            version = index_version(self.settings)
+            stale_text = bool(known) and self.store.meta(INDEX_VERSION_KEY) != version
         scope = known
         if paths is None:
             files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
@@ -100,7 +118,7 @@ class Indexer:
         else:
             files = _stat_files(self.settings.vault, paths)
             scope = {p: known[p] for p in paths if p in known}
-        reads = self._read_changed(files, known, report)
+        reads = self._read_changed(files, known, report, force=stale_text and paths is None)
         broken = {s.path for s in report.skipped}
         gone = {p: scope[p] for p in scope if p not in files or p in broken}
         writes = self._plan(reads, known, gone, report)
@@ -114,6 +132,9 @@ class Indexer:
         if stale:
             with self.lock:
                 self.store.delete_notes(stale)
+        if paths is None:
+            with self.lock:
+                self.store.set_meta(INDEX_VERSION_KEY, version)
         if embed and self.embedder is not None:
             self.embed_pending(report)
         report.seconds = time.perf_counter() - started
@@ -145,11 +166,13 @@ class Indexer:
         files: dict[str, FileState],
         known: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
+        force: bool = False,
     ) -> list[_Read]:
+        """Read and parse new and changed files (all of them with `force`)."""
         todo = [
             s
             for p, s in sorted(files.items())
-            if p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+            if force or p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
         ]
         report.unchanged += len(files) - len(todo)
         reads: list[_Read] = []
@@ -164,7 +187,7 @@ class Indexer:
                 data = (self.settings.vault / state.path).read_bytes()
                 file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(state.path)
-                if old is not None and old[3] == file_hash:
+                if old is not None and old[3] == file_hash and not force:
                     with self.lock:
                         self.store.touch_note(old[0], state.size, state.mtime_ns)
                     report.unchanged += 1
