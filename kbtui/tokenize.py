@@ -2,7 +2,8 @@
 
 Case-folded (ß = ss), NFKC, accents folded (café = cafe), English stop words dropped,
 Snowball-stemmed; `snake_case` splits into words; Chinese and Japanese (no spaces) become
-overlapping character bigrams. Terms are stored as signed 64-bit hashes: no term dictionary to keep in sync.
+overlapping character bigrams. Terms are stored as signed 64-bit hashes: no term dictionary
+to keep in sync.
 
 Changing what this module produces changes the index: bump TOKENIZER_VERSION, and the next
 indexing pass re-tokenises every note (kbtui.services.indexer.index_version).
