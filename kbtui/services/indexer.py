@@ -78,6 +78,14 @@ def content_hash(text: str) -> str:
 
 
 @dataclass
+class _PlanState:
+    """What id decisions carry from one group of notes to the next within a pass."""
+
+    owner: dict[str, str]  # entity id -> the path that holds it
+    gone_by_hash: dict[str, str]  # file hash -> indexed path that no longer exists
+
+
+@dataclass
 class _Read:
     path: str
     state: FileState
@@ -118,14 +126,25 @@ class Indexer:
         else:
             files = _stat_files(self.settings.vault, paths)
             scope = {p: known[p] for p in paths if p in known}
-        reads = self._read_changed(files, known, report, force=stale_text and paths is None)
+        force = stale_text and paths is None
+        todo = self._to_read(files, known, report, force)
+        missing = {p: scope[p] for p in scope if p not in files}
+        plan = _PlanState(
+            owner={v[0]: p for p, v in known.items() if p not in todo and p not in missing},
+            gone_by_hash={v[3]: p for p, v in missing.items()},
+        )
+        # Read, chunk and write a group at a time: on a fresh vault, keyword search answers
+        # from the first group on instead of after every note has been read.
+        paths_todo = list(todo.values())
+        for i in range(0, len(paths_todo), WRITE_BATCH):
+            group = paths_todo[i : i + WRITE_BATCH]
+            reads = self._read(group, known, report, force, i, len(paths_todo))
+            writes = self._plan(reads, known, missing, report, plan)
+            with self.lock:
+                self.store.write_notes(writes)
+            self.progress("write", i + len(group), len(paths_todo))
         broken = {s.path for s in report.skipped}
         gone = {p: scope[p] for p in scope if p not in files or p in broken}
-        writes = self._plan(reads, known, gone, report)
-        for i in range(0, len(writes), WRITE_BATCH):
-            with self.lock:
-                self.store.write_notes(writes[i : i + WRITE_BATCH])
-            self.progress("write", min(i + WRITE_BATCH, len(writes)), len(writes))
         renamed_from = {old for old, _ in report.renamed}
         stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
         report.deleted.extend(p for p in gone if p not in renamed_from)
@@ -161,23 +180,35 @@ class Indexer:
             report.chunks_embedded += done
         return done
 
-    def _read_changed(
+    def _to_read(
         self,
         files: dict[str, FileState],
         known: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
-        force: bool = False,
-    ) -> list[_Read]:
-        """Read and parse new and changed files (all of them with `force`)."""
-        todo = [
-            s
+        force: bool,
+    ) -> dict[str, FileState]:
+        """New and changed files by stat (every file with `force`), in path order."""
+        todo = {
+            p: s
             for p, s in sorted(files.items())
             if force or p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
-        ]
+        }
         report.unchanged += len(files) - len(todo)
+        return todo
+
+    def _read(
+        self,
+        todo: list[FileState],
+        known: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        force: bool,
+        offset: int,
+        total: int,
+    ) -> list[_Read]:
+        """Read and parse these files; unchanged bytes (a touch) only update the stat."""
         reads: list[_Read] = []
-        for n, state in enumerate(todo, 1):
-            self.progress("read", n, len(todo))
+        for n, state in enumerate(todo, offset + 1):
+            self.progress("read", n, total)
             try:
                 if state.size > MAX_NOTE_BYTES:
                     raise NoteError(
@@ -212,13 +243,12 @@ class Indexer:
         self,
         reads: list[_Read],
         known: dict[str, tuple[str, int, int, str]],
-        gone: dict[str, tuple[str, int, int, str]],
+        missing: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
+        plan: _PlanState,
     ) -> list[NoteWrite]:
         """Decide ids (renames, collisions) and chunk every read note."""
-        changing = {r.path for r in reads}
-        owner = {v[0]: p for p, v in known.items() if p not in changing and p not in gone}
-        gone_by_hash = {v[3]: p for p, v in gone.items()}
+        owner, gone_by_hash = plan.owner, plan.gone_by_hash
         writes: list[NoteWrite] = []
         for r in reads:
             note = r.note
@@ -230,8 +260,8 @@ class Indexer:
             elif r.file_hash in gone_by_hash:  # same bytes at a new path: a rename or move
                 old_path = gone_by_hash.pop(r.file_hash)
                 report.renamed.append((old_path, r.path))
-                if gone[old_path][0] != note.entity_id:
-                    replaces.append(gone[old_path][0])
+                if missing[old_path][0] != note.entity_id:
+                    replaces.append(missing[old_path][0])
             else:
                 report.new.append(r.path)
             if note.entity_id in owner and owner[note.entity_id] != r.path:
