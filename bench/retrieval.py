@@ -10,7 +10,7 @@ Embedding 5k abstracts takes minutes, so vectors are cached by (model id, text h
 user cache folder: a re-run after a BM25 or fusion change embeds nothing, a chunking change
 only the new texts. The cache holds exactly what the model returned for that text.
 
-    .venv/bin/python bench/retrieval.py [--data DIR] [--queries N] [--no-cache]
+    .venv/bin/python bench/retrieval.py [--data DIR] [--queries N] [--docs N] [--no-cache]
 """
 
 from __future__ import annotations
@@ -98,6 +98,16 @@ def load_data(
     return corpus, {q: queries[q] for q in chosen}, qrels
 
 
+def subset(
+    corpus: list[dict[str, str]], queries: dict[str, str], qrels: dict[str, set[str]], n: int
+) -> list[dict[str, str]]:
+    """Every abstract judged for the queries, plus the first n others by id as distractors."""
+    judged = {d for q in queries for d in qrels[q]}
+    others = sorted((d for d in corpus if d["_id"] not in judged), key=lambda d: d["_id"])
+    keep = judged | {d["_id"] for d in others[:n]}
+    return [d for d in corpus if d["_id"] in keep]
+
+
 def write_vault(corpus: list[dict[str, str]], vault: Path) -> None:
     """One note per abstract, named by its id; JSON strings are valid YAML scalars."""
     vault.mkdir(parents=True)
@@ -146,6 +156,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR SciFact folder")
     parser.add_argument("--queries", type=int, help="only the first N training queries")
+    parser.add_argument(
+        "--docs",
+        type=int,
+        help="a smaller corpus: every abstract judged for the queries plus the first N others "
+        "by id (the full corpus takes ~20k chunk embeddings)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="embed everything afresh")
     parser.add_argument(
         "--modes",
@@ -162,6 +178,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     corpus, queries, qrels = load_data(args.data, args.queries)
+    if args.docs is not None:
+        corpus = subset(corpus, queries, qrels, args.docs)
     load = os.getloadavg()[0]
     modes = tuple(m for m in MODES if m in args.modes.split(","))
     embedder = None
