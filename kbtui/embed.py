@@ -50,7 +50,7 @@ class FastEmbedder:
 
     def __init__(
         self,
-        batch_size: int = 16,
+        batch_size: int = 8,
         threads: int | None = None,
         cache_dir: Path | None = None,
         optimise: bool = True,
