@@ -1,8 +1,12 @@
 """Text -> BM25 terms, shared by indexing and querying so both sides always agree.
 
-Lower-case, NFKC, accents folded (café = cafe), English stop words dropped, Snowball-stemmed;
-`snake_case` splits into words; Chinese and Japanese (no spaces) become overlapping character
-bigrams. Terms are stored as signed 64-bit hashes: no term dictionary to keep in sync.
+Case-folded (ß = ss), NFKC, accents folded (café = cafe), English stop words dropped,
+Snowball-stemmed; `snake_case` splits into words; Chinese and Japanese (no spaces) become
+overlapping character bigrams. Terms are stored as signed 64-bit hashes: no term dictionary
+to keep in sync.
+
+Changing what this module produces changes the index: bump TOKENIZER_VERSION, and the next
+indexing pass re-tokenises every note (kbtui.services.indexer.index_version).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections import Counter
 from functools import lru_cache
 
 from py_rust_stemmers import SnowballStemmer
+
+TOKENIZER_VERSION = "2"  # 2: casefold (ß = ss), the "s" of possessives dropped
 
 _WORD_RE = re.compile(r"[^\W_]+")
 _CJK_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
@@ -100,12 +106,14 @@ STOP_WORDS = frozenset(
         "out",
         "over",
         "own",
+        "s",  # café's -> café, s
         "same",
         "she",
         "should",
         "so",
         "some",
         "such",
+        "t",  # don't -> don, t
         "than",
         "that",
         "the",
@@ -156,9 +164,14 @@ def _stemmer() -> SnowballStemmer:
 
 def tokenize(text: str) -> list[str]:
     """The terms of a text, in order (duplicates kept: term frequency matters)."""
-    text = unicodedata.normalize("NFKC", text).lower()
+    text = unicodedata.normalize("NFKC", text).casefold()
     words: list[str] = []
     for run in _WORD_RE.findall(text):
+        if run.isascii():  # the common case, no CJK inside
+            term = _term(run)
+            if term:
+                words.append(term)
+            continue
         for i, part in enumerate(_CJK_RE.split(run)):
             if not part:
                 continue
@@ -167,17 +180,28 @@ def tokenize(text: str) -> list[str]:
                     [part] if len(part) == 1 else [part[j : j + 2] for j in range(len(part) - 1)]
                 )
                 continue
-            folded = _fold(part)
-            if folded not in STOP_WORDS:
-                words.append(folded)
-    latin = [i for i, w in enumerate(words) if w.isascii() and w.isalpha()]
-    if latin:
-        stems = _stemmer().stem_words([words[i] for i in latin])
-        for i, stem in zip(latin, stems, strict=True):
-            words[i] = stem
+            term = _term(part)
+            if term:
+                words.append(term)
     return words
 
 
+@lru_cache(maxsize=1 << 18)
+def _term(word: str) -> str:
+    """Folded, stemmed form of one lower-case word; "" for a stop word.
+
+    Cached: a vault repeats a few thousand words endlessly, and stemming and hashing them
+    one by one was most of the keyword-side indexing time.
+    """
+    folded = _fold(word)
+    if folded in STOP_WORDS:
+        return ""
+    if folded.isascii() and folded.isalpha():
+        return str(_stemmer().stem_word(folded))
+    return folded
+
+
+@lru_cache(maxsize=1 << 18)
 def term_id(term: str) -> int:
     return int.from_bytes(
         hashlib.blake2b(term.encode(), digest_size=8).digest(), "little", signed=True
@@ -200,4 +224,4 @@ def _fold(word: str) -> str:
         return word
     decomposed = unicodedata.normalize("NFKD", word)
     folded = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return folded or word
+    return unicodedata.normalize("NFC", folded) or word  # NFC: Hangul syllables, not jamo

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.models import SearchFilters
-from kbtui.services.indexer import Indexer
+from kbtui.services.indexer import INDEX_VERSION_KEY, Indexer, index_version
 from kbtui.services.search import SearchService
 from kbtui.store import Store
 
@@ -218,3 +219,23 @@ def test_deleting_the_index_and_reindexing_gives_the_same_index(
     Indexer(settings, fresh, hash_embedder).run()
     assert snapshot(fresh) == before
     fresh.close()
+
+
+def test_a_new_tokenizer_or_chunking_reindexes_text_but_reuses_vectors(
+    settings, store, hash_embedder
+):
+    first = run(settings, store, hash_embedder)
+    assert store.meta(INDEX_VERSION_KEY) == index_version(settings)
+    postings = store.con.execute("SELECT count(*) FROM postings").fetchone()[0]
+    store.set_meta(INDEX_VERSION_KEY, "tok0-from-an-older-kbtui")
+    again = run(settings, store, hash_embedder)
+    assert sorted(again.changed) == sorted(first.new) and again.chunks_embedded == 0
+    assert store.con.execute("SELECT count(*) FROM postings").fetchone()[0] == postings
+    assert store.meta(INDEX_VERSION_KEY) == index_version(settings)
+    # New chunk settings re-cut every note; only chunk texts never seen before are embedded.
+    wider = replace(settings, chunk_size=900, chunk_overlap=90)
+    third = run(wider, store, hash_embedder)
+    assert len(third.changed) == len(first.new)
+    assert 0 < third.chunks_embedded < store.stats()["chunks"] + 1
+    assert store.meta(INDEX_VERSION_KEY) == index_version(wider) != index_version(settings)
+    assert run(wider, store, hash_embedder).changed == []

@@ -24,7 +24,7 @@ from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
-from kbtui.tokenize import term_counts
+from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault.chunk import chunk_body, fixed_chunks
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import NoteError, parse_note
@@ -35,6 +35,22 @@ Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
 EMBED_BATCH = 256
 MAX_NOTE_BYTES = 10 * 1024 * 1024
+TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
+CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
+INDEX_VERSION_KEY = "index_text_version"
+
+
+def index_version(settings: Settings) -> str:
+    """Everything that decides what a note's chunks and BM25 terms are.
+
+    Recorded in the index after each whole-vault pass; when it differs (a new kbtui, other
+    chunk settings), the next pass re-chunks and re-tokenises every note. Chunks whose text
+    did not change keep their vectors (content hash), so only new text is embedded.
+    """
+    return (
+        f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
+        f"{settings.chunk_size}/{settings.chunk_overlap}"
+    )
 
 
 def embed_text(title: str, heading: str, content: str) -> str:
@@ -53,12 +69,20 @@ def embed_text(title: str, heading: str, content: str) -> str:
 
 
 def keyword_text(title: str, heading: str, content: str) -> str:
-    """What BM25 indexes: everything, code identifiers included."""
-    return f"{title}\n{heading}\n{content}"
+    """What BM25 indexes: everything, code identifiers included, the title weighted up."""
+    return "\n".join([title] * TITLE_WEIGHT + [heading, content])
 
 
 def content_hash(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+@dataclass
+class _PlanState:
+    """What id decisions carry from one group of notes to the next within a pass."""
+
+    owner: dict[str, str]  # entity id -> the path that holds it
+    gone_by_hash: dict[str, str]  # file hash -> indexed path that no longer exists
 
 
 @dataclass
@@ -93,6 +117,8 @@ class Indexer:
         report = IndexReport()
         with self.lock:
             known = self.store.note_states()
+            version = index_version(self.settings)
+            stale_text = bool(known) and self.store.meta(INDEX_VERSION_KEY) != version
         scope = known
         if paths is None:
             files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
@@ -100,20 +126,34 @@ class Indexer:
         else:
             files = _stat_files(self.settings.vault, paths)
             scope = {p: known[p] for p in paths if p in known}
-        reads = self._read_changed(files, known, report)
+        force = stale_text and paths is None
+        todo = self._to_read(files, known, report, force)
+        missing = {p: scope[p] for p in scope if p not in files}
+        plan = _PlanState(
+            owner={v[0]: p for p, v in known.items() if p not in todo and p not in missing},
+            gone_by_hash={v[3]: p for p, v in missing.items()},
+        )
+        # Read, chunk and write a group at a time: on a fresh vault, keyword search answers
+        # from the first group on instead of after every note has been read.
+        paths_todo = list(todo.values())
+        for i in range(0, len(paths_todo), WRITE_BATCH):
+            group = paths_todo[i : i + WRITE_BATCH]
+            reads = self._read(group, known, report, force, i, len(paths_todo))
+            writes = self._plan(reads, known, missing, report, plan)
+            with self.lock:
+                self.store.write_notes(writes)
+            self.progress("write", i + len(group), len(paths_todo))
         broken = {s.path for s in report.skipped}
         gone = {p: scope[p] for p in scope if p not in files or p in broken}
-        writes = self._plan(reads, known, gone, report)
-        for i in range(0, len(writes), WRITE_BATCH):
-            with self.lock:
-                self.store.write_notes(writes[i : i + WRITE_BATCH])
-            self.progress("write", min(i + WRITE_BATCH, len(writes)), len(writes))
         renamed_from = {old for old, _ in report.renamed}
         stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
         report.deleted.extend(p for p in gone if p not in renamed_from)
         if stale:
             with self.lock:
                 self.store.delete_notes(stale)
+        if paths is None:
+            with self.lock:
+                self.store.set_meta(INDEX_VERSION_KEY, version)
         if embed and self.embedder is not None:
             self.embed_pending(report)
         report.seconds = time.perf_counter() - started
@@ -140,28 +180,42 @@ class Indexer:
             report.chunks_embedded += done
         return done
 
-    def _read_changed(
+    def _to_read(
         self,
         files: dict[str, FileState],
         known: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
-    ) -> list[_Read]:
-        todo = [
-            s
+        force: bool,
+    ) -> dict[str, FileState]:
+        """New and changed files by stat (every file with `force`), in path order."""
+        todo = {
+            p: s
             for p, s in sorted(files.items())
-            if p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
-        ]
+            if force or p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+        }
         report.unchanged += len(files) - len(todo)
+        return todo
+
+    def _read(
+        self,
+        todo: list[FileState],
+        known: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        force: bool,
+        offset: int,
+        total: int,
+    ) -> list[_Read]:
+        """Read and parse these files; unchanged bytes (a touch) only update the stat."""
         reads: list[_Read] = []
-        for n, state in enumerate(todo, 1):
-            self.progress("read", n, len(todo))
+        for n, state in enumerate(todo, offset + 1):
+            self.progress("read", n, total)
             try:
                 data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
                 if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
                     raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
                 file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(state.path)
-                if old is not None and old[3] == file_hash:
+                if old is not None and old[3] == file_hash and not force:
                     with self.lock:
                         self.store.touch_note(old[0], state.size, state.mtime_ns)
                     report.unchanged += 1
@@ -189,13 +243,12 @@ class Indexer:
         self,
         reads: list[_Read],
         known: dict[str, tuple[str, int, int, str]],
-        gone: dict[str, tuple[str, int, int, str]],
+        missing: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
+        plan: _PlanState,
     ) -> list[NoteWrite]:
         """Decide ids (renames, collisions) and chunk every read note."""
-        changing = {r.path for r in reads}
-        owner = {v[0]: p for p, v in known.items() if p not in changing and p not in gone}
-        gone_by_hash = {v[3]: p for p, v in gone.items()}
+        owner, gone_by_hash = plan.owner, plan.gone_by_hash
         writes: list[NoteWrite] = []
         for r in reads:
             note = r.note
@@ -207,8 +260,8 @@ class Indexer:
             elif r.file_hash in gone_by_hash:  # same bytes at a new path: a rename or move
                 old_path = gone_by_hash.pop(r.file_hash)
                 report.renamed.append((old_path, r.path))
-                if gone[old_path][0] != note.entity_id:
-                    replaces.append(gone[old_path][0])
+                if missing[old_path][0] != note.entity_id:
+                    replaces.append(missing[old_path][0])
             else:
                 report.new.append(r.path)
             if note.entity_id in owner and owner[note.entity_id] != r.path:

@@ -14,8 +14,8 @@ import numpy as np
 
 from kbtui.store import Store
 
-BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_K1 = 0.9
+BM25_B = 0.4
 REBUILD_FRACTION = 0.25
 
 

@@ -1,0 +1,110 @@
+"""Embedder throughput and peak memory: the wheel's model as shipped against kbtui's build.
+
+Each measurement runs in a fresh child process (so its peak RSS is its own) on the same
+500-character chunks, and the configurations take turns round after round, so load from
+other work on the machine falls on all of them alike. Prints per configuration the median
+wall-clock chunks/s, the CPU-seconds per chunk (steadier than wall time on a busy machine),
+the peak RSS of the child, and the speed-up over the first configuration.
+
+    .venv/bin/python bench/embed_speed.py [--chunks N] [--rounds R] [--batch B ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SCIFACT = Path("/work/shared/data/scifact/corpus.jsonl")
+REPO = Path(__file__).resolve().parent.parent
+CHUNK_CHARS = 500
+
+
+def chunk_texts(n: int) -> list[str]:
+    """n 500-character slices of real prose (SciFact abstracts, else the example vault)."""
+    if SCIFACT.is_file():
+        docs = [json.loads(line)["text"] for line in SCIFACT.open(encoding="utf-8")]
+    else:
+        docs = [
+            p.read_text(encoding="utf-8") for p in sorted((REPO / "vault_example").rglob("*.md"))
+        ]
+    text = " ".join(" ".join(d.split()) for d in docs)
+    step = CHUNK_CHARS - 50
+    out = [text[i : i + CHUNK_CHARS] for i in range(0, len(text) - CHUNK_CHARS, step)]
+    return (out * (n // max(len(out), 1) + 1))[:n]
+
+
+def child(optimise: bool, batch: int, n: int) -> None:
+    """Load the model, embed n chunks once to warm up on a slice, time the rest; print JSON."""
+    from kbtui.embed import FastEmbedder
+
+    texts = chunk_texts(n)
+    embedder = FastEmbedder(batch_size=batch, optimise=optimise)
+    embedder.load()
+    embedder.embed(texts[:batch])
+    cpu, wall = time.process_time(), time.perf_counter()
+    for i in range(0, n, 256):  # the indexer's groups (EMBED_BATCH)
+        embedder.embed(texts[i : i + 256])
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak_kib / 1024, "n": n}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--chunks", type=int, default=512, help="chunks per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each configuration gets")
+    parser.add_argument("--batch", type=int, nargs="*", default=[32], help="batch sizes to try")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child[0] == "1", int(args.child[1]), int(args.child[2]))
+        return
+    configs = [("as shipped", False, 32)] + [("kbtui build", True, b) for b in args.batch]
+    runs: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(configs))}
+    load_before = os.getloadavg()
+    for _ in range(args.rounds):
+        for i, (_, optimise, batch) in enumerate(configs):
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    str(int(optimise)),
+                    str(batch),
+                    str(args.chunks),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs[i].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    base = statistics.median(r["n"] / r["wall"] for r in runs[0])
+    base_cpu = statistics.median(r["cpu"] / r["n"] for r in runs[0])
+    print(
+        f"{'model':<12} {'batch':>5} {'chunks/s':>9} {'CPU ms/chunk':>13} {'peak RSS':>9} "
+        f"{'speed-up':>9}"
+    )
+    for i, (label, _, batch) in enumerate(configs):
+        rate = statistics.median(r["n"] / r["wall"] for r in runs[i])
+        cpu = statistics.median(r["cpu"] / r["n"] for r in runs[i])
+        peak = max(r["peak_mb"] for r in runs[i])
+        print(
+            f"{label:<12} {batch:>5} {rate:9.1f} {1000 * cpu:13.1f} {peak:7.0f} MB "
+            f"{rate / base:5.2f}x wall {base_cpu / cpu:5.2f}x CPU"
+        )
+    print(
+        f"{args.chunks} chunks of {CHUNK_CHARS} characters x {args.rounds} rounds; "
+        f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Retrieval quality on SciFact: nDCG@10, Recall@100 and MRR@10 for each search mode.
+
+The corpus becomes a vault of one note per abstract (frontmatter title, abstract as body) in a
+temporary folder, kbtui indexes it with the real model, and the training queries go through
+`KnowledgeBase.call("kb_search", ...)` exactly as a user or an assistant sends them (top_k 10,
+mode keyword / vector / hybrid). kb_search caps top_k at 10, so Recall@100 asks the same
+service function behind it (`SearchService.search`) for 100 notes.
+
+Embedding 5k abstracts takes minutes, so vectors are cached by (model id, text hash) in a
+user cache folder: a re-run after a BM25 or fusion change embeds nothing, a chunking change
+only the new texts. The cache holds exactly what the model returned for that text.
+
+    .venv/bin/python bench/retrieval.py [--data DIR] [--queries N] [--docs N] [--no-cache]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from kbtui.config import Settings
+from kbtui.embed import Embedder, FastEmbedder
+from kbtui.services.kb import KnowledgeBase
+from kbtui.services.search import Mode
+
+DEFAULT_DATA = Path("/work/shared/data/scifact")
+MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
+
+
+class CachedEmbedder:
+    """Wraps an embedder with a disk cache of its vectors, keyed by text hash."""
+
+    def __init__(self, inner: Embedder, folder: Path | None) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self.path = None if folder is None else folder / f"{_safe(inner.model_id)}.npz"
+        self.vectors: dict[str, np.ndarray] = {}
+        self.misses = 0
+        if self.path is not None and self.path.is_file():
+            data = np.load(self.path)
+            self.vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+        self._saved = len(self.vectors)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        keys = [hashlib.blake2b(t.encode(), digest_size=16).hexdigest() for t in texts]
+        todo = [i for i, k in enumerate(keys) if k not in self.vectors]
+        if todo:
+            fresh = self.inner.embed([texts[i] for i in todo])
+            for i, vec in zip(todo, fresh, strict=True):
+                self.vectors[keys[i]] = vec
+            self.misses += len(todo)
+            if len(self.vectors) - self._saved >= 2048:
+                self.save()
+        return np.stack([self.vectors[k] for k in keys]).astype(np.float32)
+
+    def save(self) -> None:
+        if self.path is None or len(self.vectors) == self._saved:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".tmp{os.getpid()}.npz")
+        keys = np.array(list(self.vectors), dtype="U32")
+        np.savez(tmp, keys=keys, vectors=np.stack(list(self.vectors.values())))
+        os.replace(tmp, self.path)
+        self._saved = len(self.vectors)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name)
+
+
+def load_data(
+    folder: Path, limit: int | None
+) -> tuple[list[dict[str, str]], dict[str, str], dict[str, set[str]]]:
+    corpus = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
+    queries = {
+        q["_id"]: q["text"]
+        for q in map(json.loads, (folder / "queries_train.jsonl").open(encoding="utf-8"))
+    }
+    qrels: dict[str, set[str]] = defaultdict(set)
+    for line in (folder / "qrels_train.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        qid, doc, score = line.split("\t")
+        if int(score) > 0:
+            qrels[qid].add(doc)
+    chosen = [q for q in queries if q in qrels]
+    if limit is not None:
+        chosen = chosen[:limit]
+    return corpus, {q: queries[q] for q in chosen}, qrels
+
+
+def subset(
+    corpus: list[dict[str, str]], queries: dict[str, str], qrels: dict[str, set[str]], n: int
+) -> list[dict[str, str]]:
+    """Every abstract judged for the queries, plus the first n others by id as distractors."""
+    judged = {d for q in queries for d in qrels[q]}
+    others = sorted((d for d in corpus if d["_id"] not in judged), key=lambda d: d["_id"])
+    keep = judged | {d["_id"] for d in others[:n]}
+    return [d for d in corpus if d["_id"] in keep]
+
+
+def write_vault(corpus: list[dict[str, str]], vault: Path) -> None:
+    """One note per abstract, named by its id; JSON strings are valid YAML scalars."""
+    vault.mkdir(parents=True)
+    for doc in corpus:
+        title = json.dumps(doc["title"], ensure_ascii=False)
+        (vault / f"{doc['_id']}.md").write_text(
+            f"---\ntitle: {title}\n---\n{doc['text']}\n", encoding="utf-8"
+        )
+
+
+def doc_of(result: dict[str, object]) -> str:
+    meta = result["metadata"]
+    assert isinstance(meta, dict)
+    return Path(str(meta["file_path"])).stem
+
+
+def metrics(ranked: list[str], top100: list[str], relevant: set[str]) -> tuple[float, float, float]:
+    """(nDCG@10, Recall@100, MRR@10) with binary relevance, as BEIR computes them."""
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+    recall = len(set(top100[:100]) & relevant) / len(relevant)
+    mrr = next((1 / (i + 1) for i, d in enumerate(ranked[:10]) if d in relevant), 0.0)
+    return dcg / ideal, recall, mrr
+
+
+def evaluate(
+    kb: KnowledgeBase, queries: dict[str, str], qrels: dict[str, set[str]], modes: tuple[Mode, ...]
+) -> dict[Mode, tuple[float, float, float]]:
+    table: dict[Mode, tuple[float, float, float]] = {}
+    docs = {eid: Path(path).stem for path, (eid, *_rest) in kb.store.note_states().items()}
+    for mode in modes:
+        sums = np.zeros(3)
+        for qid, text in queries.items():
+            answer = kb.call("kb_search", {"query": text, "top_k": 10, "mode": mode})
+            if not answer.get("success", True) or "results" not in answer:
+                raise SystemExit(f"kb_search failed on query {qid}: {answer}")
+            ranked = [doc_of(r) for r in answer["results"]]
+            top100 = deep_ranking(kb, text, mode, docs)
+            sums += metrics(ranked, top100, qrels[qid])
+        ndcg, recall, mrr = (sums / len(queries)).tolist()
+        table[mode] = (ndcg, recall, mrr)
+    return table
+
+
+def deep_ranking(kb: KnowledgeBase, text: str, mode: Mode, docs: dict[str, str]) -> list[str]:
+    """The first 100 notes `SearchService.search(text, 100)` would return, in order.
+
+    search() is search_chunks() for 10x as many chunks, one per note; calling that directly
+    skips building 100 snippets per query, which made this step most of the bench's time.
+    """
+    notes = dict.fromkeys(
+        h.entity_id for h in kb.search_service.search_chunks(text, 1000, mode=mode)
+    )
+    return [docs[e] for e in list(notes)[:100]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR SciFact folder")
+    parser.add_argument("--queries", type=int, help="only the first N training queries")
+    parser.add_argument(
+        "--docs",
+        type=int,
+        help="a smaller corpus: every abstract judged for the queries plus the first N others "
+        "by id (the full corpus takes ~20k chunk embeddings)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="embed everything afresh")
+    parser.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="comma-separated modes; keyword alone skips the model entirely (fast BM25 tuning)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        / "kbtui"
+        / "bench-vectors",
+        help="where embedded vectors are cached",
+    )
+    args = parser.parse_args()
+    corpus, queries, qrels = load_data(args.data, args.queries)
+    if args.docs is not None:
+        corpus = subset(corpus, queries, qrels, args.docs)
+    load = os.getloadavg()[0]
+    modes = tuple(m for m in MODES if m in args.modes.split(","))
+    embedder = None
+    if modes != ("keyword",):
+        embedder = CachedEmbedder(FastEmbedder(), None if args.no_cache else args.cache)
+    with tempfile.TemporaryDirectory(prefix="kbtui-scifact-") as tmp:
+        vault = Path(tmp) / "vault"
+        write_vault(corpus, vault)
+        settings = Settings.for_vault(vault)
+        kb = KnowledgeBase.open(settings, embedder)
+        try:
+            started = time.perf_counter()
+            report = kb.indexer.run()
+            if embedder is not None:
+                embedder.save()
+            index_s = time.perf_counter() - started
+            chunks = kb.store.stats().get("chunks", "?")
+            print(
+                f"corpus {len(corpus)} notes -> {chunks} chunks, indexed in {index_s:.1f} s "
+                f"({embedder.misses if embedder else 0} texts embedded, the rest from the cache; "
+                f"{len(report.skipped)} skipped); {len(queries)} queries; "
+                f"chunk {settings.chunk_size}/{settings.chunk_overlap}",
+                flush=True,
+            )
+            started = time.perf_counter()
+            table = evaluate(kb, queries, qrels, modes)
+            search_s = time.perf_counter() - started
+        finally:
+            kb.close()
+    print(f"\n{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8}")
+    for mode, (ndcg, recall, mrr) in table.items():
+        print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f}")
+    print(
+        f"\nsearch: {search_s:.1f} s for {len(queries) * len(modes) * 2} calls; "
+        f"model {embedder.model_id if embedder else None}; "
+        f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""The optimised model build: same vectors as the wheel's model, rebuilt when altered."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbtui.embed import FastEmbedder, _optimised_ok, prepare_model_dir
+from kbtui.embed_opt import OPTIMISER_VERSION
+
+TEXTS = [
+    "The watch firmware samples the accelerometer at 50 Hz to save battery.",
+    "Quarterly tax filing is due at the end of the month.",
+    "Notre équipe a révisé le cadran de la montre.",
+    "東京のデザイン会議でバッテリーについて話した。",
+]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> FastEmbedder:
+    embedder = FastEmbedder(optimise=False)
+    embedder.load()
+    return embedder
+
+
+def test_optimised_vectors_match_the_shipped_model(
+    real_embedder: FastEmbedder, shipped: FastEmbedder
+) -> None:
+    assert real_embedder.optimised and OPTIMISER_VERSION in real_embedder.model_id
+    assert real_embedder.model_id != shipped.model_id  # vectors differ slightly: re-embed
+    fast, slow = real_embedder.embed(TEXTS), shipped.embed(TEXTS)
+    assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
+    assert float(np.min(np.sum(fast * slow, axis=1))) > 0.97
+    # Order within a call does not change a text's vector (batches are sorted by length).
+    again = real_embedder.embed(TEXTS[::-1])[::-1]
+    assert np.allclose(again, fast, atol=1e-5)
+
+
+def test_an_altered_build_is_detected(tmp_path: Path, real_embedder: FastEmbedder) -> None:
+    folder, _ = prepare_model_dir(optimise=True)
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    tokenizer = copy / "tokenizer.json"
+    assert _optimised_ok(copy, tokenizer)
+    with (copy / "model.onnx").open("r+b") as model:
+        model.seek(1000)
+        model.write(b"\0\0\0\0")
+    assert not _optimised_ok(copy, tokenizer)
