@@ -6,9 +6,7 @@ This is the only module that imports duckdb. Callers get plain Python values and
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
@@ -17,13 +15,6 @@ from typing import Any
 
 import duckdb
 import numpy as np
-
-# DuckDB tries `import pandas` several times per statement; when pandas is not installed each
-# failed import searches all of sys.path again (not cached): 84 of 151 s of a profiled
-# keyword-only index pass. A None entry makes the failure instant; done only when pandas is
-# truly absent, so nothing that could import it is affected.
-if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
-    sys.modules["pandas"] = None  # type: ignore[assignment]
 
 from kbtui.models import EMBED_DIM, NoteWrite
 from kbtui.store.browse import BrowseQueries
