@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,8 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         self.path = db_path
         self.generation = 0
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
+        self._pending_uses = {}
+        self._pending_since = 0.0
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._open(read_only)
@@ -111,6 +113,8 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
             raise
 
     def close(self) -> None:
+        with suppress(duckdb.Error):  # counters only; closing must not fail over them
+            self.flush_usage()
         self.con.close()
 
     def snapshot(self) -> Snapshot:
@@ -177,6 +181,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         """
         if not batch:
             return
+        self.flush_usage()  # renamed notes carry their usage rows
         old_ids = sorted({w.note.entity_id for w in batch} | {r for w in batch for r in w.replaces})
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         self.generation += 1

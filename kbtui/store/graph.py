@@ -17,6 +17,7 @@ import duckdb
 
 from kbtui.models import NoteWrite
 from kbtui.store import graph_paths
+from kbtui.store.usage import UsageStore
 
 # Frontmatter keys that name a spec relationship type; other link-bearing keys become
 # RELATED_TO with the key as label, body links REFERENCES.
@@ -66,7 +67,7 @@ def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     return [(link_key(k), kind) for k, kind in keys if link_key(k)]
 
 
-class GraphStore:
+class GraphStore(UsageStore):
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
@@ -149,7 +150,7 @@ class GraphStore:
             f"""{_ENTITY_SELECT} WHERE n.entity_id IN (SELECT unnest($ids))""",
             {"ids": list(ids)},
         ).fetchall()
-        return {r[0]: _entity(r) for r in rows}
+        return self.overlay_usage({r[0]: _entity(r) for r in rows})
 
     def find_entity_ids(
         self, name: str, exact: bool, limit: int, channel: str, default_channel: str
@@ -157,6 +158,7 @@ class GraphStore:
         """Ids whose title, alias, file name or id matches `name` (exact first), and how
         many matched in all."""
         key = link_key(name)
+        self.flush_usage()  # ranked by Q-value
         rows = self.con.execute(
             f"""
             SELECT e.entity_id, min(CASE WHEN e.key = $key THEN 0
@@ -250,6 +252,7 @@ class GraphStore:
             "last_accessed": "u.last_accessed",
             "indexed_at": "n.indexed_at",
         }[order]
+        self.flush_usage()
         rows = self.con.execute(
             f"""SELECT n.entity_id FROM notes n LEFT JOIN entity_usage u USING (entity_id)
                 WHERE {_CHANNEL} AND {column} IS NOT NULL
@@ -297,42 +300,6 @@ class GraphStore:
         self, start: str, goal: str, max_hops: int
     ) -> tuple[list[str], list[str]] | None:
         return graph_paths.shortest_path(self.con, start, goal, max_hops)
-
-    # -- usage ----------------------------------------------------------------------------
-    def record_usage(self, ids: Sequence[str], reward: float, alpha: float, count: bool) -> None:
-        """q <- q + alpha * (reward - q), starting from 0.5; `count` bumps accessCount."""
-        if not ids:
-            return
-        self.con.execute(
-            """
-            INSERT INTO entity_usage
-            SELECT id, 0.5 + $alpha * ($reward - 0.5), CASE WHEN $count THEN 1 ELSE 0 END,
-                   CASE WHEN $count THEN now()::TIMESTAMP END
-            FROM (SELECT DISTINCT unnest($ids) AS id)
-            ON CONFLICT (entity_id) DO UPDATE SET
-                q_value = entity_usage.q_value + $alpha * ($reward - entity_usage.q_value),
-                access_count = entity_usage.access_count + CASE WHEN $count THEN 1 ELSE 0 END,
-                last_accessed = CASE WHEN $count THEN now()::TIMESTAMP
-                                     ELSE entity_usage.last_accessed END""",
-            {"ids": list(ids), "reward": reward, "alpha": alpha, "count": count},
-        )
-
-    def merge_usage(self, target: str, sources: Sequence[str]) -> None:
-        """The target keeps the best Q-value and the summed access counts of a merge."""
-        ids = [target, *sources]
-        row = self.con.execute(
-            """SELECT max(q_value), sum(access_count), max(last_accessed) FROM entity_usage
-               WHERE entity_id IN (SELECT unnest($ids))""",
-            {"ids": ids},
-        ).fetchone()
-        if row is None or row[0] is None:
-            return
-        self.con.execute(
-            "DELETE FROM entity_usage WHERE entity_id IN (SELECT unnest($ids))", {"ids": ids}
-        )
-        self.con.execute(
-            "INSERT INTO entity_usage VALUES (?, ?, ?, ?)", [target, row[0], int(row[1]), row[2]]
-        )
 
     def set_relationship_meta(self, rel_id: str, confidence: float) -> None:
         self.con.execute(
