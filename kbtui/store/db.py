@@ -205,7 +205,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
                 {"first": first_cid},
             )
             self._delete_entities(old_ids, before_cid=first_cid)
-            self._carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
+            self.carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
             rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}
             for w in batch:
                 n = w.note
@@ -252,21 +252,6 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
             self._delete_entities(ids)
             self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids])
             self._relink(ids, old_keys)
-
-    def _carry_usage(self, moves: list[tuple[str, str]]) -> None:
-        """A renamed note whose id follows its file name keeps its Q-value and access count
-        under the new id (unless the new id already has its own)."""
-        for old, new in moves:
-            if old == new:
-                continue
-            self.con.execute(
-                """INSERT INTO entity_usage
-                   SELECT $new, q_value, access_count, last_accessed FROM entity_usage
-                   WHERE entity_id = $old
-                     AND NOT EXISTS (SELECT 1 FROM entity_usage WHERE entity_id = $new)""",
-                {"old": old, "new": new},
-            )
-            self.con.execute("DELETE FROM entity_usage WHERE entity_id = ?", [old])
 
     def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
         limit = before_cid if before_cid is not None else self._next_cid

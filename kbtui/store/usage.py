@@ -97,6 +97,21 @@ class UsageStore:
             params,
         )
 
+    def carry_usage(self, moves: list[tuple[str, str]]) -> None:
+        """A renamed note whose id follows its file name keeps its Q-value and access count
+        under the new id (unless the new id already has its own)."""
+        for old, new in moves:
+            if old == new:
+                continue
+            self.con.execute(
+                """INSERT INTO entity_usage
+                   SELECT $new, q_value, access_count, last_accessed FROM entity_usage
+                   WHERE entity_id = $old
+                     AND NOT EXISTS (SELECT 1 FROM entity_usage WHERE entity_id = $new)""",
+                {"old": old, "new": new},
+            )
+            self.con.execute("DELETE FROM entity_usage WHERE entity_id = ?", [old])
+
     def merge_usage(self, target: str, sources: Sequence[str]) -> None:
         """The target keeps the best Q-value and the summed access counts of a merge."""
         self.flush_usage()

@@ -36,7 +36,7 @@ class VaultSession:
         self.make_embedder = make_embedder or _fast_embedder
         self.wait = wait
         self._lock = threading.Lock()
-        self._runtime: SharedVault | None = None
+        self._vault: SharedVault | None = None
         self._closed = False
 
     def open(self, vault: Path | None = None) -> VaultHandle:
@@ -53,23 +53,23 @@ class VaultSession:
                 settings = dataclasses.replace(
                     self.settings, vault=chosen.vault, index_dir=chosen.index_dir
                 )
-            current = self._runtime
+            current = self._vault
             if current is not None and current.settings.vault == settings.vault:
                 return current
-            runtime = open_vault(settings, lambda: self.make_embedder(settings), wait=self.wait)
-            self._runtime = runtime
+            opened = open_vault(settings, lambda: self.make_embedder(settings), wait=self.wait)
+            self._vault = opened
             self.settings = settings
         if current is not None:
             current.close()
         log.info("opened %s", settings.vault)
-        return runtime
+        return opened
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            runtime, self._runtime = self._runtime, None
-        if runtime is not None:
-            runtime.close()
+            opened, self._vault = self._vault, None
+        if opened is not None:
+            opened.close()
 
 
 def _fast_embedder(settings: Settings) -> Embedder:
