@@ -20,6 +20,7 @@ def relate(store: Store, edges: list[tuple[str, str]]) -> None:
            (?, ?, ?, 'RELATED_TO', NULL, 1.0, 'test.md', hash(?), hash(?))""",
         [(f"rel_{i}", a, b, a, b) for i, (a, b) in enumerate(edges)],
     )
+    store.relationships_changed()
 
 
 def bfs_hops(edges: list[tuple[str, str]], start: str, goal: str) -> int | None:

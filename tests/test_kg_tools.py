@@ -208,6 +208,18 @@ def test_create_entity_writes_a_note(kb: KnowledgeBase, settings: Settings) -> N
     fails(again, "ConflictError", entity=None)
 
 
+def test_find_path_follows_graph_edits(kb: KnowledgeBase) -> None:
+    """The search's in-memory adjacency is rebuilt when a write changes the relationships."""
+    ends = {"fromEntityId": "person:amara_nwosu", "toEntityId": "technology:zephyr_rtos"}
+    before = kb.call("kg_find_path", {**ends, "maxHops": 5})
+    assert before["found"] is True and before["hopCount"] > 1
+    made = kb.call("kg_create_relationship", {**ends, "type": "USES"})
+    assert made["success"], made
+    after = kb.call("kg_find_path", {**ends, "maxHops": 5})
+    assert after["hopCount"] == 1
+    assert after["path"]["relationshipIds"] == [made["relationship"]["id"]]
+
+
 def test_create_relationship_edits_only_that_frontmatter_field(
     kb: KnowledgeBase, settings: Settings
 ) -> None:

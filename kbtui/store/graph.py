@@ -71,6 +71,7 @@ class GraphStore(UsageStore):
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
+    _adjacency: graph_paths.Adjacency | None = None  # until the relationships change
 
     def _bulk_insert(
         self, table: str, columns: dict[str, Any], extra_null: int = 0, select: str = "*"
@@ -100,6 +101,7 @@ class GraphStore(UsageStore):
 
     def _relink(self, ids: Sequence[str], old_keys: Sequence[str]) -> None:
         """Recompute relationships touching `ids` and links whose target named them."""
+        self.relationships_changed()
         keys = sorted(set(old_keys) | set(self._old_keys(ids)))
         params = {"ids": list(ids), "keys": keys}
         self.con.execute(
@@ -138,6 +140,7 @@ class GraphStore(UsageStore):
 
     def rebuild_relationships(self) -> None:
         """Derive every relationship again (after a migration or for tests)."""
+        self.relationships_changed()
         self.con.execute("DELETE FROM relationships")
         self._insert_relationships("TRUE")
 
@@ -206,7 +209,7 @@ class GraphStore(UsageStore):
         picked = "SELECT * FROM relationships"
         params: dict[str, Any] = {"ids": list(rel_ids)}
         if among:
-            picked += " WHERE source_key IN (SELECT unnest($keys))"
+            picked += " WHERE list_contains($keys::UBIGINT[], source_key)"  # 3x an IN subquery
             params["keys"] = [self._key(e) for e in among]
         rows = self.con.execute(
             f"WITH r AS ({picked}) {_REL_SELECT} WHERE r.rel_id IN (SELECT unnest($ids))",
@@ -296,10 +299,16 @@ class GraphStore(UsageStore):
         ).fetchall()
         return [r[0] for r in rows]
 
+    def relationships_changed(self) -> None:
+        """Drop the in-memory adjacency; the next path search reads the table again."""
+        self._adjacency = None
+
     def shortest_path(
         self, start: str, goal: str, max_hops: int
     ) -> tuple[list[str], list[str]] | None:
-        return graph_paths.shortest_path(self.con, start, goal, max_hops)
+        if self._adjacency is None:
+            self._adjacency = graph_paths.Adjacency(self.con)
+        return graph_paths.shortest_path(self.con, self._adjacency, start, goal, max_hops)
 
     def set_relationship_meta(self, rel_id: str, confidence: float) -> None:
         self.con.execute(
