@@ -80,6 +80,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
     def __init__(self, db_path: Path, read_only: bool = False) -> None:
         self.path = db_path
         self.generation = 0
+        self.text_generation = 0  # counts writes of notes and chunks only
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
         self._pending_uses = {}
         self._pending_since = 0.0
@@ -100,6 +101,10 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         except duckdb.Error as exc:
             raise classified(exc, self.path) from exc
         try:
+            # Give freed memory back to the OS within seconds (RSS at 100k chunks: 830 -> 520
+            # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
+            self.con.execute("SET allocator_background_threads = true")
+            self.con.execute("SET allocator_flush_threshold = '32MB'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
@@ -185,6 +190,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         old_ids = sorted({w.note.entity_id for w in batch} | {r for w in batch for r in w.replaces})
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         self.generation += 1
+        self.text_generation += 1
         with self.transaction():
             old_keys = self._old_keys(old_ids)
             created = dict(
@@ -246,6 +252,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         self.generation += 1
+        self.text_generation += 1
         ids = list(entity_ids)
         with self.transaction():
             old_keys = self._old_keys(ids)

@@ -10,8 +10,9 @@ cheaper side first.
 Measured by bench/kg_graph.py at 100k entities and 1M relationships: a recursive SQL CTE
 doing the same search took p95 119-151 ms (each step hash-joined the frontier against a
 scan of 2M directed edges); the search itself now takes 2-5 ms and the whole tool call
-p95 37 ms, plus a one-off load (~0.6 s) after each change to the graph. A persisted ART index would make the SQL version faster
-but does not survive a crash during checkpoint (tests/test_crash.py), so it is not used.
+p95 37 ms, plus a one-off load (~0.6 s) after each change to the graph. A persisted ART
+index would make the SQL version faster but does not survive a crash during checkpoint
+(tests/test_crash.py), so it is not used.
 
 Nodes are the integer hashes stored with each relationship (migration 003). The path's
 relationships are read back by their key pairs, never by rowid, which a checkpoint may

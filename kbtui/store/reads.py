@@ -15,35 +15,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM, SearchFilters
-
-CHUNK_KEYS = (
-    "cid",
-    "chunk_id",
-    "entity_id",
-    "chunk_index",
-    "heading",
-    "content",
-    "start_pos",
-    "end_pos",
-    "type",
-    "title",
-    "path",
-    "folder",
-)
-NOTE_KEYS = (
-    "entity_id",
-    "path",
-    "type",
-    "name",
-    "title",
-    "folder",
-    "frontmatter",
-    "aliases",
-    "created_at",
-    "indexed_at",
-    "chunk_size",
-    "chunk_overlap",
-)
+from kbtui.store.chunk_cache import NOTE_KEYS, ChunkCache
 
 
 class ReadQueries:
@@ -51,7 +23,10 @@ class ReadQueries:
 
     con: duckdb.DuckDBPyConnection
     generation: int
+    text_generation: int
     _stats_cache: tuple[int, dict[str, Any]] | None = None
+    _chunk_cache: ChunkCache | None = None
+    _chunk_cache_at = -1
 
     @contextmanager
     def _id_table(self, values: Sequence[Any] | np.ndarray, name: str = "_ids") -> Iterator[str]:
@@ -165,31 +140,32 @@ class ReadQueries:
 
     # -- chunks ---------------------------------------------------------------------------
     def chunk_details(self, cids: Sequence[int] | np.ndarray) -> dict[int, dict[str, Any]]:
-        """Chunk rows with their note's title/type/path.
+        """Chunk rows with their note's title/type/path/folder (from RAM: chunk_cache.py)."""
+        return self._chunks().details(cids)
 
-        A handful of cids goes as point lookups joined by UNION ALL (~1 ms each: zonemaps
-        skip to one row group); an IN list or a semi-join scanned the whole content column
-        (~45 ms at 100k chunks). Larger lists use the semi-join.
-        """
-        wanted = sorted({int(c) for c in cids})
-        if not wanted:
-            return {}
-        select = """SELECT cid, chunk_id, entity_id, chunk_index, heading, content, start_pos,
-                           end_pos FROM chunks"""
-        if len(wanted) <= 32:
-            sql = " UNION ALL ".join(f"{select} WHERE cid = {cid}" for cid in wanted)
-            rows = self.con.execute(sql).fetchall()
-        else:
-            with self._id_table(np.asarray(wanted, dtype=np.int64)) as ids:
-                rows = self.con.execute(f"{select} WHERE cid IN (SELECT id FROM {ids})").fetchall()
-        notes = self.notes_meta(sorted({r[2] for r in rows}))
-        out = {}
-        for r in rows:
-            note = notes.get(r[2])
-            if note is not None:
-                extra = (note["type"], note["title"], note["path"], note["folder"])
-                out[int(r[0])] = dict(zip(CHUNK_KEYS, (*r, *extra), strict=True))
-        return out
+    def _chunks(self) -> ChunkCache:
+        """The chunk cache, caught up with the table when notes were written since."""
+        if self._chunk_cache is None:
+            self._chunk_cache = ChunkCache()
+        cache = self._chunk_cache
+        if self._chunk_cache_at != self.text_generation:
+            at = self.text_generation
+            res = self.con.execute("SELECT cid FROM chunks ORDER BY cid").fetchnumpy()
+            added, touched = cache.missing(np.asarray(res["cid"], dtype=np.int64))
+            if len(added):
+                with self._id_table(added) as ids:
+                    rows = self.con.execute(
+                        f"""SELECT cid, entity_id, chunk_index, start_pos, end_pos, heading,
+                                   content FROM chunks
+                            WHERE cid >= {int(added[0])} AND cid IN (SELECT id FROM {ids})
+                            ORDER BY cid"""
+                    ).fetchnumpy()
+                cache.add(rows)
+                touched |= set(rows["entity_id"])
+            if touched:
+                cache.set_notes(touched, self._note_rows(sorted(touched)))
+            self._chunk_cache_at = at
+        return cache
 
     def chunk_by_id(self, chunk_id: str) -> dict[str, Any] | None:
         row = self.con.execute(
@@ -206,50 +182,47 @@ class ReadQueries:
         return np.asarray(row[0], dtype=np.float32)
 
     # -- notes ----------------------------------------------------------------------------
+    def _note_rows(self, entity_ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+        """entity_id -> (NOTE_KEYS values..., sorted tags) of the notes that exist."""
+        with self._id_table(np.asarray(entity_ids, dtype=np.str_)) as ids:
+            rows = self.con.execute(f"""
+                SELECT {", ".join(NOTE_KEYS)}, coalesce(t.tags, []) FROM notes
+                LEFT JOIN (SELECT entity_id, list(tag ORDER BY tag) AS tags FROM tags
+                           WHERE entity_id IN (SELECT id FROM {ids}) GROUP BY 1) t
+                USING (entity_id)
+                WHERE entity_id IN (SELECT id FROM {ids})""").fetchall()
+        return {r[0]: tuple(r) for r in rows}
+
     def note(self, entity_id: str) -> dict[str, Any] | None:
         """One note's row (frontmatter and aliases decoded), or None. Exact, case-sensitive."""
-        row = self.con.execute(
-            """SELECT entity_id, path, type, name, title, folder, frontmatter, aliases,
-                      created_at, indexed_at, chunk_size, chunk_overlap
-               FROM notes WHERE entity_id = ?""",
-            [entity_id],
-        ).fetchone()
+        row = self._chunks().notes.get(entity_id)
+        if row is None:  # a note without chunks (an empty body) is not kept in RAM
+            row = self._note_rows([entity_id]).get(entity_id)
         if row is None:
             return None
-        note = dict(zip(NOTE_KEYS, row, strict=True))
+        note = dict(zip(NOTE_KEYS, row, strict=False))
         note["frontmatter"] = json.loads(note["frontmatter"] or "{}")
         note["aliases"] = list(note["aliases"] or [])
         for key in ("created_at", "indexed_at"):
             note[key] = note[key].isoformat() + "Z"
-        note["tags"] = [
-            r[0]
-            for r in self.con.execute(
-                "SELECT tag FROM tags WHERE entity_id = ? ORDER BY tag", [entity_id]
-            ).fetchall()
-        ]
+        note["tags"] = list(row[-1])
         return note
 
     def note_chunks(self, entity_id: str) -> list[dict[str, Any]]:
-        """A note's chunks in order: chunk_index, start/end offsets, content, cid."""
-        rows = self.con.execute(
-            """SELECT cid, chunk_id, chunk_index, start_pos, end_pos, content, heading
-               FROM chunks WHERE entity_id = ? ORDER BY chunk_index""",
-            [entity_id],
-        ).fetchall()
-        keys = ("cid", "chunk_id", "chunk_index", "start_pos", "end_pos", "content", "heading")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        """A note's chunks in order: chunk_index, start/end offsets, content, cid, heading."""
+        return self._chunks().note_rows(entity_id)
 
     def notes_meta(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """entity_id -> {title, type, path, folder, frontmatter}, by primary-key lookups."""
-        if not entity_ids:
-            return {}
-        select = "SELECT entity_id, title, type, path, folder, frontmatter FROM notes"
-        sql = " UNION ALL ".join(f"{select} WHERE entity_id = ?" for _ in entity_ids)
-        rows = self.con.execute(sql, list(entity_ids)).fetchall()
+        """entity_id -> {title, type, path, folder, frontmatter}."""
+        kept = self._chunks().notes
+        rows = {e: kept[e] for e in entity_ids if e in kept}
+        if len(rows) < len(entity_ids):
+            rows.update(self._note_rows([e for e in entity_ids if e not in rows]))
         keys = ("title", "type", "path", "folder")
+        at = [NOTE_KEYS.index(k) for k in keys]
         return {
-            r[0]: {**dict(zip(keys, r[1:5], strict=True)), "frontmatter": json.loads(r[5])}
-            for r in rows
+            e: {**{k: r[i] for k, i in zip(keys, at, strict=True)}, "frontmatter": json.loads(r[6])}
+            for e, r in rows.items()
         }
 
     def note_docs(self) -> dict[str, tuple[str, str, str, str]]:

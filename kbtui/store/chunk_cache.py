@@ -1,0 +1,164 @@
+"""Chunk and note rows held in RAM for the reads that show text: kb_search, kb_get, get_chunk.
+
+DuckDB reads a single chunk row in ~1 ms at 100k chunks (it decompresses a whole vector of
+the FSST-compressed content column; an IN list decompresses all of them: 40 ms). That was
+half of kb_search's time and most of kb_get's. Here each text field is one UTF-8 buffer with
+offsets (~1 byte a character: 35 MB at 100k chunks, against ~50 bytes of overhead per Python
+str), and the integers are numpy columns. The rows of the notes that have chunks are kept
+too, with their tags (a point read of notes plus tags cost ~2.5 ms). Only the store fills it,
+with rows it read by SQL.
+
+It follows the table by diffing cid sets whenever the store's notes changed: rows of new cids
+are read once and appended, rows whose cid went away are masked, and past a quarter masked
+the arrays are compacted. The notes of every chunk added or removed are read again (a note
+is always written with all its chunks, so a changed note always shows up here). Cids only
+grow, so appending keeps them sorted; anything else makes it load everything again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+COMPACT_FRACTION = 0.25
+TEXT_FIELDS = ("heading", "content")
+INT_FIELDS = ("chunk_index", "start_pos", "end_pos")
+NOTE_KEYS = (
+    "entity_id",
+    "path",
+    "type",
+    "name",
+    "title",
+    "folder",
+    "frontmatter",
+    "aliases",
+    "created_at",
+    "indexed_at",
+    "chunk_size",
+    "chunk_overlap",
+)
+NOTE_FIELDS = ("type", "title", "path", "folder")  # what a chunk row carries of its note
+_NOTE_AT = [NOTE_KEYS.index(f) for f in NOTE_FIELDS]
+
+
+class Texts:
+    """Many strings in one UTF-8 buffer, read back one at a time."""
+
+    def __init__(self, values: Sequence[str] = ()) -> None:
+        encoded = [v.encode() for v in values]
+        self.blob = b"".join(encoded)
+        self.offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=self.offsets[1:])
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> str:
+        return self.blob[self.offsets[i] : self.offsets[i + 1]].decode()
+
+    def extend(self, values: Sequence[str]) -> None:
+        more = Texts(values)
+        self.offsets = np.concatenate([self.offsets, self.offsets[-1] + more.offsets[1:]])
+        self.blob += more.blob
+
+    def take(self, rows: np.ndarray) -> Texts:
+        return Texts([self[int(i)] for i in rows])
+
+
+class ChunkCache:
+    """cid -> chunk row (and its note's title, type, path, folder), without a query."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self.cids = np.zeros(0, dtype=np.int64)
+        self.alive = np.zeros(0, dtype=bool)
+        self.entity = np.zeros(0, dtype=np.int32)  # index into self.entities
+        self.ints = np.zeros((0, len(INT_FIELDS)), dtype=np.int64)
+        self.texts = {f: Texts() for f in TEXT_FIELDS}
+        self.entities: list[str] = []
+        self.codes: dict[str, int] = {}
+        self.notes: dict[str, tuple[Any, ...]] = {}  # NOTE_KEYS values, then the sorted tags
+
+    def missing(self, table_cids: np.ndarray) -> tuple[np.ndarray, set[str]]:
+        """Mask rows the table lost; return the cids to read and the notes of lost rows."""
+        keep = np.isin(self.cids, table_cids, assume_unique=True)
+        lost = {self.entities[c] for c in np.unique(self.entity[self.alive & ~keep])}
+        self.alive &= keep
+        added = table_cids[~np.isin(table_cids, self.cids, assume_unique=True)]
+        if len(added) and len(self.cids) and added.min() <= self.cids[-1]:
+            self._reset()
+            return table_cids, set()
+        if len(self.alive) - int(self.alive.sum()) > COMPACT_FRACTION * max(len(self.alive), 1000):
+            self._compact()
+        return added, lost
+
+    def set_notes(self, asked: set[str], found: dict[str, tuple[Any, ...]]) -> None:
+        """Note rows read again for `asked`; the ones not found are gone."""
+        for entity_id in asked - set(found):
+            self.notes.pop(entity_id, None)
+        self.notes.update(found)
+
+    def add(self, rows: dict[str, np.ndarray]) -> None:
+        """Append rows (columns cid, entity_id, *INT_FIELDS, *TEXT_FIELDS, ascending cid)."""
+        for entity_id in rows["entity_id"]:
+            if entity_id not in self.codes:
+                self.codes[entity_id] = len(self.entities)
+                self.entities.append(entity_id)
+        codes = np.array([self.codes[e] for e in rows["entity_id"]], dtype=np.int32)
+        self.cids = np.concatenate([self.cids, np.asarray(rows["cid"], dtype=np.int64)])
+        self.alive = np.concatenate([self.alive, np.ones(len(codes), dtype=bool)])
+        self.entity = np.concatenate([self.entity, codes])
+        new_ints = np.column_stack([np.asarray(rows[f], dtype=np.int64) for f in INT_FIELDS])
+        self.ints = np.concatenate([self.ints, new_ints.reshape(-1, len(INT_FIELDS))])
+        for f in TEXT_FIELDS:
+            self.texts[f].extend(list(rows[f]))
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.alive)
+        self.cids, self.entity, self.ints = self.cids[keep], self.entity[keep], self.ints[keep]
+        self.alive = np.ones(len(keep), dtype=bool)
+        self.texts = {f: t.take(keep) for f, t in self.texts.items()}
+        live = {self.entities[c] for c in np.unique(self.entity)}
+        self.notes = {e: v for e, v in self.notes.items() if e in live}
+
+    def row(self, i: int) -> dict[str, Any] | None:
+        entity_id = self.entities[int(self.entity[i])]
+        note = self.notes.get(entity_id)
+        if note is None:
+            return None
+        index, start, end = (int(v) for v in self.ints[i])
+        return {
+            "cid": int(self.cids[i]),
+            "chunk_id": f"{entity_id}_chunk_{index}",
+            "entity_id": entity_id,
+            "chunk_index": index,
+            "heading": self.texts["heading"][i],
+            "content": self.texts["content"][i],
+            "start_pos": start,
+            "end_pos": end,
+            **{f: note[at] for f, at in zip(NOTE_FIELDS, _NOTE_AT, strict=True)},
+        }
+
+    def details(self, cids: Sequence[int] | np.ndarray) -> dict[int, dict[str, Any]]:
+        wanted = np.unique(np.asarray(cids, dtype=np.int64))
+        at = np.minimum(np.searchsorted(self.cids, wanted), max(len(self.cids) - 1, 0))
+        out = {}
+        for cid, i in zip(wanted.tolist(), at.tolist(), strict=True):
+            if len(self.cids) and self.cids[i] == cid and self.alive[i]:
+                row = self.row(i)
+                if row is not None:
+                    out[cid] = row
+        return out
+
+    def note_rows(self, entity_id: str) -> list[dict[str, Any]]:
+        """A note's chunks in chunk order."""
+        code = self.codes.get(entity_id)
+        if code is None:
+            return []
+        rows = np.flatnonzero((self.entity == code) & self.alive)
+        found = [r for r in (self.row(int(i)) for i in rows) if r is not None]
+        return sorted(found, key=lambda r: r["chunk_index"])
