@@ -40,11 +40,11 @@ MIN_SCORE = 0.15
 SNIPPET_CHARS = 200
 
 
-def calibrate_cosine(cos: float) -> float:
-    return float(min(1.0, max(0.0, (cos - COS_FLOOR) / (COS_CEIL - COS_FLOOR))))
+def calibrate_cosine(cos: np.ndarray) -> np.ndarray:
+    return np.clip((cos - COS_FLOOR) / (COS_CEIL - COS_FLOOR), 0.0, 1.0)
 
 
-def fuse(vector: float, keyword: float) -> float:
+def fuse(vector: np.ndarray, keyword: np.ndarray) -> np.ndarray:
     boosted = KEYWORD_WEIGHT * keyword / (1.0 + (KEYWORD_WEIGHT - 1.0) * keyword)
     return 1.0 - (1.0 - vector) * (1.0 - boosted)
 
@@ -111,7 +111,9 @@ class SearchService:
         filters: SearchFilters | None = None,
         mode: Mode = "hybrid",
         min_score: float = MIN_SCORE,
+        notes: int | None = None,
     ) -> list[ChunkHit]:
+        """Top-k chunks, best first; with `notes`, stop once that many notes have a chunk."""
         allowed = self.allowed(filters or SearchFilters())
         if allowed is not None and not len(allowed):
             return []
@@ -142,29 +144,34 @@ class SearchService:
         if qvec is not None and mode == "hybrid":
             missing = [cid for cid in kw_hits if cid not in vec_hits]
             vec_hits.update(self.vectors.similarities(qvec, missing))
-        hits = []
-        for cid in vec_hits.keys() | kw_hits.keys():
-            cos = vec_hits.get(cid)
-            v = calibrate_cosine(cos) if cos is not None and mode != "keyword" else 0.0
-            kw = kw_hits.get(cid, 0.0) if mode != "vector" else 0.0
-            score = v if mode == "vector" else kw if mode == "keyword" else fuse(v, kw)
-            if score >= min_score:
-                hits.append((score, v, kw, cid))
-        hits.sort(key=lambda h: (-h[0], h[3]))
-        out = []
-        for score, v, kw, cid in hits[:k]:
-            where = self.keywords.locate(cid)
-            if where is not None:
-                out.append(
-                    ChunkHit(
-                        cid=cid,
-                        chunk_id=f"{where[0]}_chunk_{where[1]}",
-                        entity_id=where[0],
-                        score=round(score, 4),
-                        vector_score=round(v, 4),
-                        keyword_score=round(kw, 4),
-                    )
+        cids = list(vec_hits.keys() | kw_hits.keys())
+        cos = np.array([vec_hits.get(c, np.nan) for c in cids], dtype=np.float64)
+        v = np.zeros(len(cids)) if mode == "keyword" else np.nan_to_num(calibrate_cosine(cos))
+        kw = np.array(
+            [kw_hits.get(c, 0.0) for c in cids] if mode != "vector" else [0.0] * len(cids)
+        )
+        score = v if mode == "vector" else kw if mode == "keyword" else fuse(v, kw)
+        at = np.flatnonzero(score >= min_score)
+        order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -score[at]))]
+        out: list[ChunkHit] = []
+        seen: set[str] = set()
+        for i in order.tolist():
+            where = self.keywords.locate(cids[i])
+            if where is None:
+                continue
+            seen.add(where[0])
+            out.append(
+                ChunkHit(
+                    cid=cids[i],
+                    chunk_id=f"{where[0]}_chunk_{where[1]}",
+                    entity_id=where[0],
+                    score=round(float(score[i]), 4),
+                    vector_score=round(float(v[i]), 4),
+                    keyword_score=round(float(kw[i]), 4),
                 )
+            )
+            if len(out) >= k or (notes is not None and len(seen) >= notes):
+                break
         return out
 
     def search(
@@ -175,7 +182,7 @@ class SearchService:
         mode: Mode = "hybrid",
     ) -> list[SearchResult]:
         """Note-level results: the best chunk of each matching note, best first."""
-        chunk_hits = self.search_chunks(query, max(top_k * 10, 50), filters, mode)
+        chunk_hits = self.search_chunks(query, max(top_k * 10, 50), filters, mode, notes=top_k)
         best: dict[str, ChunkHit] = {}
         for hit in chunk_hits:
             best.setdefault(hit.entity_id, hit)

@@ -191,7 +191,9 @@ class ReadQueries:
                            WHERE entity_id IN (SELECT id FROM {ids}) GROUP BY 1) t
                 USING (entity_id)
                 WHERE entity_id IN (SELECT id FROM {ids})""").fetchall()
-        return {r[0]: tuple(r) for r in rows}
+        # Lists become tuples: a record of immutable values is dropped from the cyclic GC's
+        # watch, where 54k notes' alias and tag lists made each full collection take 200 ms.
+        return {r[0]: tuple(tuple(v) if isinstance(v, list) else v for v in r) for r in rows}
 
     def note(self, entity_id: str) -> dict[str, Any] | None:
         """One note's row (frontmatter and aliases decoded), or None. Exact, case-sensitive."""
