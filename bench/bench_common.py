@@ -20,6 +20,23 @@ QUERIES = [
 ]
 
 
+def cpu_times() -> list[int]:
+    """The machine's CPU counters (user, nice, system, idle, iowait, irq, softirq, steal)."""
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
+def machine_note(before: list[int]) -> str:
+    """Load and the share of CPU time the hypervisor stole since `before`: context for
+    latency figures on a shared 2-core VM, where the same run varies by up to 2x."""
+    after = cpu_times()
+    spent = [b - a for a, b in zip(before, after, strict=True)]
+    steal = 100.0 * spent[7] / max(sum(spent), 1)
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[0]
+    return f"load {load}, CPU steal {steal:.1f}%"
+
+
 def percentiles(samples: list[float]) -> str:
     """p50 / p95 / max of millisecond samples, one line."""
     ordered = sorted(samples)

@@ -107,9 +107,10 @@ class VectorIndex:
             rows = np.flatnonzero(mask)
             if not len(rows):
                 return []
-            if len(rows) * 4 < len(mask):  # a narrow filter: score only the allowed rows
+            if len(rows) * 10 < len(mask):  # a narrow filter: score only the allowed rows
                 sims = self.matrix[rows] @ query
-            else:  # copying most of the matrix would cost more than scoring all of it
+            else:  # gathering over a tenth of the rows costs more than scoring them all
+                # (300k chunks, 20% allowed: 52 ms gathered, 27 ms scored in full)
                 sims = (self.matrix @ query)[rows]
         top = np.argpartition(-sims, k - 1)[:k] if len(sims) > k else np.arange(len(sims))
         picked = top if rows is None else rows[top]
