@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import percentiles
+from bench_common import cpu_times, machine_note, percentiles
 
 from kbtui.config import Settings
 from kbtui.services.kb import KnowledgeBase
@@ -99,6 +99,7 @@ def main() -> None:
         )
         path = [("kg_find_path", {"fromEntityId": a, "toEntityId": b}) for a, b in pairs]
         timed(kb, path[:5])  # warm
+        started_cpu = cpu_times()
         found = [kb.call(*c)["hopCount"] for c in path]
         print(f"hops found (maxHops 5): {sorted(found)}")
         print(f"kg_find_path maxHops 5     {percentiles(timed(kb, path))}")
@@ -110,6 +111,7 @@ def main() -> None:
         print(f"kg_get_neighbors both      {percentiles(timed(kb, near))}")
         hub = [("kg_get_neighbors", {"entityId": "e:n0", "direction": "incoming"})] * 20
         print(f"kg_get_neighbors hub in    {percentiles(timed(kb, hub))}")
+        print(f"while measuring: {machine_note(started_cpu)}")
         kb.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
