@@ -202,15 +202,16 @@ class GraphStore(UsageStore):
     def relationships_by_id(
         self, rel_ids: Sequence[str], among: Sequence[str] = ()
     ) -> list[dict[str, Any]]:
-        """Relationships by id, in the order asked; `among` (entity ids at either end) lets
-        the scan filter on hashed keys first."""
+        """Relationships by id, in the order asked; `among` (every entity at either end, as
+        on a path) lets the scan filter on hashed keys first."""
         if not rel_ids:
             return []
         picked = "SELECT * FROM relationships"
         params: dict[str, Any] = {"ids": list(rel_ids)}
-        if among:
-            picked += " WHERE list_contains($keys::UBIGINT[], source_key)"  # 3x an IN subquery
-            params["keys"] = [self._key(e) for e in among]
+        if among:  # list_contains: 3x faster than an IN subquery at 1M relationships
+            picked += """ WHERE list_contains($keys::UBIGINT[], source_key)
+                          AND list_contains($keys::UBIGINT[], target_key)"""
+            params["keys"] = self._keys(among)
         rows = self.con.execute(
             f"WITH r AS ({picked}) {_REL_SELECT} WHERE r.rel_id IN (SELECT unnest($ids))",
             params,
@@ -224,7 +225,7 @@ class GraphStore(UsageStore):
                            AND target_key IN (SELECT unnest($keys)))
                 {_REL_SELECT} WHERE r.source_id IN (SELECT unnest($ids))
                 AND r.target_id IN (SELECT unnest($ids)) ORDER BY r.rel_id LIMIT $limit""",
-            {"ids": list(ids), "keys": [self._key(i) for i in ids], "limit": limit},
+            {"ids": list(ids), "keys": self._keys(ids), "limit": limit},
         ).fetchall()
         return [_relationship(r) for r in rows]
 
@@ -240,6 +241,15 @@ class GraphStore(UsageStore):
         )
         self.set_meta("hash_probe", probe)
         self.con.execute("COMMIT")
+
+    def _keys(self, entity_ids: Sequence[str]) -> list[int]:
+        """`_key` of each id, in one query."""
+        row = self.con.execute(
+            "SELECT list(hash(e) ORDER BY i) FROM (SELECT unnest($ids) AS e, "
+            "generate_subscripts($ids, 1) AS i)",
+            {"ids": list(entity_ids)},
+        ).fetchone()
+        return [int(k) for k in row[0]] if row and row[0] else []
 
     def _key(self, entity_id: str) -> int:
         """The hashed key migration 003 stores for an entity id (DuckDB's own hash)."""
