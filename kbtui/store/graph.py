@@ -316,9 +316,14 @@ class GraphStore(UsageStore):
     def shortest_path(
         self, start: str, goal: str, max_hops: int
     ) -> tuple[list[str], list[str]] | None:
+        if start == goal:
+            return [start], []
         if self._adjacency is None:
             self._adjacency = graph_paths.Adjacency(self.con)
-        return graph_paths.shortest_path(self.con, self._adjacency, start, goal, max_hops)
+        start_key, goal_key = self._keys([start, goal])
+        return graph_paths.shortest_path(
+            self.con, self._adjacency, start, (start_key, goal_key), max_hops
+        )
 
     def set_relationship_meta(self, rel_id: str, confidence: float) -> None:
         self.con.execute(

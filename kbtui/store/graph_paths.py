@@ -36,11 +36,10 @@ class Adjacency:
         dst = np.asarray(cols["target_key"], dtype=np.uint64)
         self.keys, dense = np.unique(np.concatenate([src, dst]), return_inverse=True)
         m = len(src)
-        a = dense
-        b = np.concatenate([dense[m:], dense[:m]])
-        order = np.argsort(a, kind="stable")
-        self.neighbours = b[order].astype(np.int32)
-        counts = np.bincount(a, minlength=len(self.keys))
+        other_end = np.concatenate([dense[m:], dense[:m]])
+        order = np.argsort(dense, kind="stable")
+        self.neighbours = other_end[order].astype(np.int32)
+        counts = np.bincount(dense, minlength=len(self.keys))
         self.offsets = np.zeros(len(self.keys) + 1, dtype=np.int64)
         np.cumsum(counts, out=self.offsets[1:])
 
@@ -99,15 +98,15 @@ def _walk(parent: np.ndarray, node: int) -> list[int]:
 
 
 def shortest_path(
-    con: duckdb.DuckDBPyConnection, graph: Adjacency, start: str, goal: str, max_hops: int
+    con: duckdb.DuckDBPyConnection,
+    graph: Adjacency,
+    start: str,
+    ends: tuple[int, int],
+    max_hops: int,
 ) -> tuple[list[str], list[str]] | None:
-    """(entity ids, relationship ids) of a shortest path within `max_hops`, else None."""
-    if start == goal:
-        return [start], []
-    start_key, goal_key = con.execute(
-        "SELECT hash($s), hash($g)", {"s": start, "g": goal}
-    ).fetchone() or (0, 0)
-    a, b = graph.node(start_key), graph.node(goal_key)
+    """(entity ids, relationship ids) of a shortest path from `start` within `max_hops`,
+    else None; `ends` are the hashed keys of the start and the goal."""
+    a, b = graph.node(ends[0]), graph.node(ends[1])
     if a is None or b is None:
         return None
     keys = graph.path(a, b, max_hops)

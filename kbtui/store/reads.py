@@ -195,19 +195,27 @@ class ReadQueries:
         # watch, where 54k notes' alias and tag lists made each full collection take 200 ms.
         return {r[0]: tuple(tuple(v) if isinstance(v, list) else v for v in r) for r in rows}
 
+    def _note_records(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """entity_id -> raw note row (NOTE_KEYS and "tags"), from RAM where it is kept (a note
+        without chunks, an empty body, is not) and from the table otherwise."""
+        kept = self._chunks().notes
+        rows = {e: kept[e] for e in entity_ids if e in kept}
+        if len(rows) < len(set(entity_ids)):
+            rows.update(self._note_rows([e for e in entity_ids if e not in rows]))
+        return {
+            e: {**dict(zip(NOTE_KEYS, r[:-1], strict=True)), "tags": r[-1]} for e, r in rows.items()
+        }
+
     def note(self, entity_id: str) -> dict[str, Any] | None:
         """One note's row (frontmatter and aliases decoded), or None. Exact, case-sensitive."""
-        row = self._chunks().notes.get(entity_id)
-        if row is None:  # a note without chunks (an empty body) is not kept in RAM
-            row = self._note_rows([entity_id]).get(entity_id)
-        if row is None:
+        note = self._note_records([entity_id]).get(entity_id)
+        if note is None:
             return None
-        note = dict(zip(NOTE_KEYS, row, strict=False))
         note["frontmatter"] = json.loads(note["frontmatter"] or "{}")
         note["aliases"] = list(note["aliases"] or [])
         for key in ("created_at", "indexed_at"):
             note[key] = note[key].isoformat() + "Z"
-        note["tags"] = list(row[-1])
+        note["tags"] = list(note["tags"])
         return note
 
     def note_chunks(self, entity_id: str) -> list[dict[str, Any]]:
@@ -216,15 +224,10 @@ class ReadQueries:
 
     def notes_meta(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """entity_id -> {title, type, path, folder, frontmatter}."""
-        kept = self._chunks().notes
-        rows = {e: kept[e] for e in entity_ids if e in kept}
-        if len(rows) < len(entity_ids):
-            rows.update(self._note_rows([e for e in entity_ids if e not in rows]))
         keys = ("title", "type", "path", "folder")
-        at = [NOTE_KEYS.index(k) for k in keys]
         return {
-            e: {**{k: r[i] for k, i in zip(keys, at, strict=True)}, "frontmatter": json.loads(r[6])}
-            for e, r in rows.items()
+            e: {**{k: n[k] for k in keys}, "frontmatter": json.loads(n["frontmatter"])}
+            for e, n in self._note_records(entity_ids).items()
         }
 
     def note_docs(self) -> dict[str, tuple[str, str, str, str]]:
