@@ -22,7 +22,7 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.services.indexer import Indexer
-from kbtui.services.owner import MAX_REQUEST, OwnerUnavailable, read_record
+from kbtui.services.owner import MAX_REQUEST, OwnerServer, OwnerUnavailable, read_record
 from kbtui.services.remote import RemoteVault
 from kbtui.services.shared import SharedVault, open_vault, open_vault_once, repeatable
 from kbtui.store import Store
@@ -184,6 +184,26 @@ def test_the_socket_moves_to_a_private_folder_when_the_index_path_is_too_long(
         assert not path.exists() and read_record(deep) == {}
     finally:
         shutil.rmtree(runtime_dir, ignore_errors=True)
+
+
+def test_an_owner_that_stops_at_once_raises_nothing_on_its_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that fails validation opens the vault and closes it within milliseconds;
+    the accept thread must not find its listener already closed (it printed a traceback)."""
+    failures: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: failures.append(args.exc_value))
+    settings = Settings.for_vault(tmp_path, index_dir=tmp_path / "index")
+    settings.index_dir.mkdir()
+    runtime: Any = type("Runtime", (), {"settings": settings})()  # only its settings are read
+    for _ in range(200):
+        server = OwnerServer(runtime)
+        assert server.start() == settings.index_dir / "owner.sock"
+        server.stop_accepting()
+        server.close()
+        assert not (settings.index_dir / "owner.sock").exists()
+    assert failures == []
+    assert read_record(settings.index_dir) == {}
 
 
 HOLDER = "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('held', flush=True); input()"

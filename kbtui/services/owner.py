@@ -169,7 +169,14 @@ class OwnerServer:
         if self._listener is None or self.path is None:
             raise OwnerUnavailable("cannot serve the vault on a socket: " + "; ".join(problems))
         self._write_record()
-        thread = threading.Thread(target=self._accept_loop, name="owner-accept", daemon=True)
+        # Registered here, not on the thread: a caller that stops at once would otherwise
+        # close the listener before the thread registers it (a closed socket has fd -1).
+        sel = selectors.DefaultSelector()
+        sel.register(self._listener, selectors.EVENT_READ)
+        sel.register(self._wake_r, selectors.EVENT_READ)
+        thread = threading.Thread(
+            target=self._accept_loop, args=(sel,), name="owner-accept", daemon=True
+        )
         thread.start()
         self._threads.append(thread)
         log.info("serving %s to other kbtui processes on %s", self.settings.vault, self.path)
@@ -243,11 +250,9 @@ class OwnerServer:
                 os.close(fd)
 
     # -- connections ---------------------------------------------------------------------
-    def _accept_loop(self) -> None:
+    def _accept_loop(self, sel: selectors.BaseSelector) -> None:
         assert self._listener is not None
-        with selectors.DefaultSelector() as sel:
-            sel.register(self._listener, selectors.EVENT_READ)
-            sel.register(self._wake_r, selectors.EVENT_READ)
+        with sel:
             while not self._closing:
                 for key, _ in sel.select():
                     if key.fileobj == self._wake_r or self._closing:
