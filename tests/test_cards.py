@@ -177,7 +177,7 @@ def test_fast_on_a_ten_thousand_character_note_and_bounded_on_a_huge_one() -> No
     knowledge_card({}, note)
     start = time.perf_counter()
     card = knowledge_card({}, note, "Sourdough")
-    assert time.perf_counter() - start < 0.2  # ~10 ms measured; generous for busy CI
+    assert time.perf_counter() - start < 1.0  # ~10 ms measured; a runaway pattern takes seconds
     assert card["summary"]
     start = time.perf_counter()
     knowledge_card({}, note * 100)  # 1 MB: work is capped
