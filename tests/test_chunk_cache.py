@@ -94,8 +94,16 @@ def test_note_rows_follow_tags_titles_and_emptied_bodies(settings: Settings, sto
     index.run()
     note = store.note("person:amara_nwosu")
     assert note is not None and note["title"] == "Amara N." and note["tags"] == ["alpha", "fresh"]
-    assert store.note_chunks("person:amara_nwosu") == []
+    chunks = store.note_chunks("person:amara_nwosu")  # its properties are its one chunk
+    assert [c["content"] for c in chunks] == ["title: Amara N.\ntags: fresh, alpha"]
     assert store.notes_meta(["person:amara_nwosu"])["person:amara_nwosu"]["title"] == "Amara N."
+    path.write_text("---\nseen: true\n---\n")  # nothing to show: no chunk at all
+    index.run()
+    note = store.note("person:amara_nwosu")
+    assert note is not None and note["tags"] == [] and note["frontmatter"] == {"seen": True}
+    assert store.note_chunks("person:amara_nwosu") == []
+    meta = store.notes_meta(["person:amara_nwosu"])["person:amara_nwosu"]
+    assert meta["title"] == note["title"]
     path.write_text("---\ntitle: Amara again\n---\nBody text is back.\n")
     index.run()
     note = store.note("person:amara_nwosu")

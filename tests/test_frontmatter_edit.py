@@ -78,3 +78,10 @@ def test_quotes_in_values_are_escaped() -> None:
 def test_shapes_it_will_not_touch_raise(text: str) -> None:
     with pytest.raises(FrontmatterEditError):
         add_to_list(text, "works_on", "[[c]]")
+
+
+def test_a_template_with_placeholders_gets_the_relation_and_keeps_them() -> None:
+    template = '---\ncategories:\n  - "[[Books]]"\ncreated: {{date}}\n---\n# {{title}}\n'
+    new = add_to_list(template, "related_to", "Reading list")
+    assert changed_lines(template, new) == ["+related_to:", '+  - "Reading list"']
+    assert "created: {{date}}\n" in new and new.endswith("---\n# {{title}}\n")

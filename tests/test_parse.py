@@ -43,6 +43,27 @@ def test_invalid_yaml_is_a_note_error_with_the_line() -> None:
         parse_note("t.md", "---\ncreated: {{date}}\ntags: [unclosed\n---\nbody\n")
 
 
+def test_template_placeholders_in_frontmatter_are_read_as_text() -> None:
+    """Obsidian templates write `created: {{date}}`: to YAML a mapping as a key, to the
+    user a placeholder. The note indexes, the placeholder is its text, nothing else moves."""
+    text = (
+        "---\ncreated: {{date}}\nlast: {{date:YYYY-MM-DD}} \ntags:\n  - {{tag}}\n"
+        "  - kept\nsource: 'it''s {{x}}'\nwho: {{title}}'s\n---\n# {{title}}\n\nBody.\n"
+    )
+    note = parse_note("Templates/Book Template.md", text)
+    assert note.frontmatter == {
+        "created": "{{date}}",
+        "last": "{{date:YYYY-MM-DD}}",
+        "tags": ["{{tag}}", "kept"],
+        "source": "it's {{x}}",
+        "who": "{{title}}'s",
+    }
+    assert note.body.startswith("# {{title}}")
+    assert not note.warnings
+    valid = "---\ncreated: 2024-01-02\nflow: {a: 1}\n---\nx\n"
+    assert parse_note("a.md", valid).frontmatter == {"created": "2024-01-02", "flow": {"a": 1}}
+
+
 def test_frontmatter_that_is_not_a_mapping() -> None:
     with pytest.raises(NoteError, match="not a mapping"):
         parse_note("t.md", "---\n- a\n- b\n---\nbody\n")

@@ -25,7 +25,7 @@ from kbtui.embed import Embedder
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
-from kbtui.vault.chunk import chunk_body, fixed_chunks
+from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.plain import plain_text
@@ -290,6 +290,9 @@ class Indexer:
             chunks = fixed_chunks(note.body, size, overlap)
         else:
             chunks = chunk_body(note.body, note.sections, size, overlap)
+        if not chunks:
+            props = properties_chunk(note.frontmatter)
+            chunks = [props] if props is not None else []
         texts = [embed_text(note.title, c.heading, c.content) for c in chunks]
         counted = [term_counts(keyword_text(note.title, c.heading, c.content)) for c in chunks]
         return NoteWrite(

@@ -30,7 +30,7 @@ from kbtui.store.recover import (
 )
 from kbtui.store.verify import Snapshot, snapshot
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 NOTE_COLUMNS = (
     "entity_id",
     "path",

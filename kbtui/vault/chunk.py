@@ -9,6 +9,9 @@ Chunks carry their body offsets, so the note can be reassembled exactly without 
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from kbtui.models import Chunk
 
 _BOUNDARIES = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
@@ -59,10 +62,13 @@ def fixed_chunks(body: str, size: int, overlap: int) -> list[Chunk]:
 
 
 def reassemble(chunks: list[tuple[int, int, str]]) -> str:
-    """(start, end, content) in order -> the original text, overlap removed."""
+    """(start, end, content) in order -> the original text, overlap removed. A chunk with an
+    empty span is no body text (a properties chunk) and is left out."""
     out: list[str] = []
     pos = 0
     for start, end, content in chunks:
+        if end <= start:
+            continue
         if start < pos:
             content = content[pos - start :]
         elif start > pos and out:
@@ -111,3 +117,38 @@ def _snap_end(body: str, s: int, e: int, size: int) -> int:
         if pos >= 0:
             return pos + len(mark)
     return e
+
+
+# Keys that steer kbtui itself, not what the note is about.
+_INTERNAL_KEYS = frozenset({"id", "chunk_size", "chunk_overlap", "chunk_mode"})
+_LINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+
+
+def properties_chunk(frontmatter: dict[str, Any], limit: int = 2000) -> Chunk | None:
+    """The one chunk of a note whose body is empty but whose properties say what it is.
+
+    Obsidian vaults keep many notes as properties only (kepano's: a film with its director,
+    genre and year); without this they could never be found. The content is `key: value`
+    lines, links shown as their names, URLs and nested maps left out. Its span is empty
+    (0, 0): it is not body text, so reassembling the note leaves it out.
+    """
+    lines = []
+    for key, value in frontmatter.items():
+        if key in _INTERNAL_KEYS:
+            continue
+        items = value if isinstance(value, list) else [value]
+        shown = [_shown(v) for v in items]
+        text = ", ".join(v for v in shown if v)
+        if text:
+            lines.append(f"{key}: {text}")
+    content = "\n".join(lines)[:limit].strip()
+    return Chunk(index=0, content=content, start=0, end=0, heading="") if content else None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, dict | list):
+        return ""
+    text = str(value).strip()
+    if text.startswith(("http://", "https://")):
+        return ""
+    return _LINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from kbtui.vault.yaml_text import load_yaml
 
 
 class FrontmatterEditError(ValueError):
@@ -86,7 +86,7 @@ def _frontmatter(text: str) -> dict[str, Any]:
     if not match:
         return {}
     try:
-        data = yaml.load(match.group(1), Loader=_LOADER)
+        data = load_yaml(match.group(1))
     except yaml.YAMLError as exc:
         raise FrontmatterEditError(f"the frontmatter is not valid YAML: {exc}") from exc
     if data is None:

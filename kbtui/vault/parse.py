@@ -26,8 +26,8 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from kbtui.models import Link, ParsedNote
+from kbtui.vault.yaml_text import load_yaml
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster
 ID_RE = re.compile(r"^[a-z_]+:[a-z0-9_]+$")
 MAX_ID_LEN = 100
 WIKILINK_RE = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
@@ -162,7 +162,7 @@ def _split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     except ValueError:  # an opening '---' with no closing one: it is just a horizontal rule
         return {}, text.strip()
     try:
-        meta = yaml.load(raw_fm, Loader=_YAML_LOADER)
+        meta = load_yaml(raw_fm)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
