@@ -19,7 +19,8 @@ from kbtui.services.watcher import ChangeBatch
 from kbtui.store import StoreError
 from kbtui.tui import VaultSession
 from kbtui.tui.app import KbApp
-from kbtui.tui.messages import OpenNote, ShowGraph
+from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated
+from kbtui.tui.screens import search as search_screen
 from kbtui.tui.screens.graph import GraphScreen
 from kbtui.tui.screens.modals import ConfirmMerge, ErrorScreen
 from kbtui.tui.screens.note import NoteScreen
@@ -82,6 +83,36 @@ async def test_search_open_follow_back(real_runtime: VaultRuntime) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is search
+
+
+async def test_enter_typed_before_the_results_opens_the_top_result_of_that_query(
+    runtime: VaultRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast typist presses Enter before the debounce ran: the note opened is the top hit
+    of what they typed, not the first row of the list that was on screen (the title list)."""
+    monkeypatch.setattr(search_screen, "DEBOUNCE_SECONDS", 30.0)  # Enter surely comes first
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        first_title = option_ids(search.query_one("#results", EntityList))[0]
+        await type_text(pilot, "zephyr firmware")
+        await pilot.press("enter")  # no pause: the debounce has not fired
+        await settle(pilot)
+        note = app.screen
+        assert isinstance(note, NoteScreen)
+        assert search.last_query == "zephyr firmware"
+        top = option_ids(search.query_one("#results", EntityList))[0]
+        assert note.entity_id == top != first_title
+
+
+def test_a_status_answer_after_the_screens_are_gone_is_dropped(runtime: VaultRuntime) -> None:
+    """Status polls run in a worker; one answered while the app exits found no screen and
+    raised ScreenStackError out of `run_test` (seen once in the full suite)."""
+    app = make_app(runtime)  # never run: its screen stack is empty, as when exiting
+    app._status_updated(StatusUpdated(runtime.status()))
+    assert app.last_status is not None and app.last_status["stats"]["notes"] > 50
 
 
 async def test_filters_narrow_the_search(runtime: VaultRuntime) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App, SuspendNotSupported
+from textual.app import App, ScreenStackError, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -180,8 +180,12 @@ class KbApp(App[None]):
                     if isinstance(screen, KbScreen):
                         screen.index_changed()
         self._passes = passes
-        if isinstance(self.screen, KbScreen):
-            self.screen.show_status(message.status)
+        try:
+            screen = self.screen
+        except ScreenStackError:  # a poll answered while the app exits: nothing to show it on
+            return
+        if isinstance(screen, KbScreen):
+            screen.show_status(message.status)
 
     def vault_path(self) -> Path | None:
         status = self.last_status

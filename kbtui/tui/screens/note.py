@@ -142,11 +142,15 @@ class NoteScreen(KbScreen):
         heading = Text(str(note["title"]), style="bold")
         heading.append(f"  {note['type']}", style="cyan")
         heading.append(f"  {note['id']} · {meta.get('file_path', '')}", style="dim")
-        heading.append(f"  · {note['chunks_count']} chunks", style="dim")
+        count = note["chunks_count"]
+        heading.append(f"  · {count} chunk{'' if count == 1 else 's'}", style="dim")
         if self.history:
             heading.append(f"  · back: {len(self.history)}", style="dim")
         title.update(heading)
-        await body.update(linkify(str(note["content"])))
+        content = str(note["content"])
+        if not content.strip():  # a properties-only note: say so instead of a blank pane
+            content = "*No text in this note: its properties (right) are what it says.*"
+        await body.update(linkify(content))
         self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
         self.query_one("#note-meta", Static).update(metadata_table(meta))
         chunk = message.chunk if message.chunk.get("ok") else {}

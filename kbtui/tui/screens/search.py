@@ -41,6 +41,7 @@ class SearchScreen(KbScreen):
         self._debounce: Timer | None = None
         self.last_query: str | None = None  # the query the shown results answer (tests, bench)
         self._types: list[str] = []
+        self._open_when_shown = False  # Enter came before the typed query's results
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="search-bar"):
@@ -107,6 +108,7 @@ class SearchScreen(KbScreen):
     # -- searching ---------------------------------------------------------------------------
     @on(Input.Changed, "#query")
     def _query_changed(self) -> None:
+        self._open_when_shown = False
         if self._debounce is not None:
             self._debounce.stop()
         self._debounce = self.set_timer(DEBOUNCE_SECONDS, self.run_search)
@@ -137,6 +139,7 @@ class SearchScreen(KbScreen):
     def _show_results(self, message: SearchDone) -> None:
         if message.query != self.query_one("#query", Input).value.strip():
             return  # an older query's answer arrived late
+        open_now, self._open_when_shown = self._open_when_shown, False
         results = self.query_one("#results", EntityList)
         info = self.query_one("#results-info", Static)
         envelope = message.envelope
@@ -159,6 +162,8 @@ class SearchScreen(KbScreen):
         results.show(
             (result_option(r) for r in hits), empty=f"nothing matches {message.query!r}", keep=keep
         )
+        if open_now:
+            self.action_open()
         active = ", ".join(f"{k}={v}" for k, v in envelope.get("filters_applied", {}).items())
         plural = "" if len(hits) == 1 else "s"
         label = f"{len(hits)} result{plural} for {message.query!r}"
@@ -180,7 +185,16 @@ class SearchScreen(KbScreen):
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:
-        self.action_open()
+        """Enter opens the highlighted result; typed faster than the debounce, it searches
+        now and opens the top result of *this* query when it arrives, never the old list's."""
+        typed = self.query_one("#query", Input).value.strip()
+        if typed == self.last_query or len(typed) < MIN_QUERY:
+            self.action_open()
+            return
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._open_when_shown = True
+        self.run_search()
 
     @on(EntityList.OptionSelected, "#results")
     def _selected(self, event: EntityList.OptionSelected) -> None:
