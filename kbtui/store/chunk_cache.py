@@ -25,7 +25,7 @@ import numpy as np
 COMPACT_FRACTION = 0.25
 TEXT_FIELDS = ("heading", "content")
 INT_FIELDS = ("chunk_index", "start_pos", "end_pos")
-NOTE_KEYS = (
+NOTE_COLUMNS = (  # the notes table, in the order writes give them
     "entity_id",
     "path",
     "type",
@@ -34,11 +34,16 @@ NOTE_KEYS = (
     "folder",
     "frontmatter",
     "aliases",
-    "created_at",
-    "indexed_at",
+    "size",
+    "mtime_ns",
+    "file_hash",
     "chunk_size",
     "chunk_overlap",
+    "created_at",
+    "indexed_at",
 )
+FILE_STATE = frozenset({"size", "mtime_ns", "file_hash"})  # for change detection only
+NOTE_KEYS = tuple(c for c in NOTE_COLUMNS if c not in FILE_STATE)  # what a note row holds
 NOTE_FIELDS = ("type", "title", "path", "folder")  # what a chunk row carries of its note
 _NOTE_AT = [NOTE_KEYS.index(f) for f in NOTE_FIELDS]
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM, NoteWrite
 from kbtui.store.browse import BrowseQueries
+from kbtui.store.chunk_cache import NOTE_COLUMNS
 from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.reads import ReadQueries
@@ -31,23 +32,6 @@ from kbtui.store.recover import (
 from kbtui.store.verify import Snapshot, snapshot
 
 SCHEMA_VERSION = 4
-NOTE_COLUMNS = (
-    "entity_id",
-    "path",
-    "type",
-    "name",
-    "title",
-    "folder",
-    "frontmatter",
-    "aliases",
-    "size",
-    "mtime_ns",
-    "file_hash",
-    "chunk_size",
-    "chunk_overlap",
-    "created_at",
-    "indexed_at",
-)
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"

@@ -9,10 +9,10 @@ Chunks carry their body offsets, so the note can be reassembled exactly without 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kbtui.models import Chunk
+from kbtui.vault.parse import WIKILINK_RE, split_wikilink
 
 _BOUNDARIES = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 
@@ -121,7 +121,6 @@ def _snap_end(body: str, s: int, e: int, size: int) -> int:
 
 # Keys that steer kbtui itself, not what the note is about.
 _INTERNAL_KEYS = frozenset({"id", "chunk_size", "chunk_overlap", "chunk_mode"})
-_LINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 
 
 def properties_chunk(frontmatter: dict[str, Any], limit: int = 2000) -> Chunk | None:
@@ -151,4 +150,9 @@ def _shown(value: Any) -> str:
     text = str(value).strip()
     if text.startswith(("http://", "https://")):
         return ""
-    return _LINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    return WIKILINK_RE.sub(lambda m: _link_name(m.group(1)), text)
+
+
+def _link_name(inner: str) -> str:
+    target, _, label = split_wikilink(inner)
+    return label or target
