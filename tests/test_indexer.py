@@ -30,10 +30,15 @@ def test_first_index_reports_every_note_and_skips_broken_ones(settings, store, h
     report = run(settings, store, hash_embedder)
     md_files = [p for p in settings.vault.rglob("*.md") if ".obsidian" not in p.parts]
     skipped = {s.path: s.reason for s in report.skipped}
-    assert skipped.keys() == {"_broken/binary.md", "_broken/invalid_yaml.md"}
+    assert skipped.keys() == {"_broken/binary.md"}
     assert "binary" in skipped["_broken/binary.md"]
-    assert "invalid YAML" in skipped["_broken/invalid_yaml.md"]
-    assert len(report.new) == len(md_files) - 2
+    # Properties YAML refuses: indexed by its body and file name, as Obsidian shows it (issue 19).
+    warnings = {w.path: w.reason for w in report.warnings}
+    assert warnings["_broken/invalid_yaml.md"] == (
+        "invalid YAML frontmatter, properties not read: line 5: did not find expected ',' or "
+        "']' while parsing a flow sequence; indexed by its body and file name"
+    )
+    assert len(report.new) == len(md_files) - 1
     stats = store.stats()
     assert stats["notes"] == len(report.new)
     assert stats["embedded"] == stats["chunks"] == report.chunks_embedded > 100
@@ -145,13 +150,36 @@ def test_a_note_that_breaks_is_reported_and_dropped_then_returns(settings, store
     run(settings, store, hash_embedder)
     path = settings.vault / "tech/figma.md"
     good = path.read_bytes()
-    path.write_text("---\ntitle: [broken\n---\nbody\n")
+    path.write_bytes(b"binary\x00now\n")
     report = run(settings, store, hash_embedder)
     assert [s.path for s in report.skipped if s.path == "tech/figma.md"] == ["tech/figma.md"]
     assert chunk_ids(store, "technology:figma") == []
     path.write_bytes(good)
     report = run(settings, store, hash_embedder)
     assert report.new == ["tech/figma.md"] and chunk_ids(store, "technology:figma")
+
+
+def test_a_note_whose_properties_break_keeps_its_body_then_its_properties(
+    settings, store, hash_embedder
+):
+    """Before issue 19 such a note was dropped from the index; Obsidian keeps showing it."""
+    run(settings, store, hash_embedder)
+    path = settings.vault / "tech/figma.md"
+    good = path.read_bytes()
+    path.write_text("---\ntitle: [broken\n---\nDesign tool body.\n")
+    report = run(settings, store, hash_embedder)
+    assert "tech/figma.md" not in {s.path for s in report.skipped}
+    assert [w.path for w in report.warnings if "properties not read: line 2" in w.reason] == [
+        "tech/figma.md"
+    ]
+    assert report.changed == ["tech/figma.md"]
+    note = store.note("technology:figma")
+    assert note is not None and note["frontmatter"] == {} and note["title"] == "figma"
+    path.write_bytes(good)
+    report = run(settings, store, hash_embedder)
+    assert report.changed == ["tech/figma.md"] and not report.warnings
+    note = store.note("technology:figma")
+    assert note is not None and note["frontmatter"]
 
 
 def test_hidden_folders_index_folder_and_other_files_are_ignored(settings, store, hash_embedder):

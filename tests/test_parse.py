@@ -1,7 +1,7 @@
 import pytest
 
 from kbtui.models import Link
-from kbtui.vault.parse import NoteError, parse_note
+from kbtui.vault.parse import parse_note
 
 
 def test_frontmatter_id_type_title_aliases_tags() -> None:
@@ -32,15 +32,38 @@ def test_derived_ids(path: str, meta: str, expected: str) -> None:
     assert parse_note(path, text).entity_id == expected
 
 
-def test_file_name_without_latin_letters_gets_a_stable_hashed_name() -> None:
-    a = parse_note("daily/会议.md", "x").entity_id
-    assert a == parse_note("daily/会议.md", "y").entity_id
-    assert a.startswith("daily:n") and a != parse_note("daily/东京.md", "x").entity_id
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [  # titles of Obsidian's Chinese help vault, and other scripts
+        ("在团队中使用 Obsidian.md", "note:zai_tuan_dui_zhong_shi_yong_obsidian"),
+        ("更新 Obsidian.md", "note:geng_xin_obsidian"),
+        ("Obsidian 积分.md", "note:obsidian_ji_fen"),
+        ("Obsidian 的储存机制.md", "note:obsidian_de_chu_cun_ji_zhi"),
+        ("daily/会议.md", "daily:hui_yi"),
+        ("Люди/Лев Толстой.md", "lyudi:lev_tolstoi"),
+        ("Αθήνα.md", "note:athina"),
+        ("مرحبا.md", "note:mrhb"),
+        ("🗂️ Projects/Bjørn Straße.md", "project:bjorn_strasse"),
+    ],
+)
+def test_non_latin_titles_are_transliterated(path: str, expected: str) -> None:
+    assert parse_note(path, "x").entity_id == expected
 
 
-def test_invalid_yaml_is_a_note_error_with_the_line() -> None:
-    with pytest.raises(NoteError, match=r"invalid YAML frontmatter \(frontmatter line \d+\)"):
-        parse_note("t.md", "---\ncreated: {{date}}\ntags: [unclosed\n---\nbody\n")
+def test_a_name_of_symbols_only_gets_a_stable_hashed_name() -> None:
+    a = parse_note("daily/🎉.md", "x").entity_id
+    assert a == parse_note("daily/🎉.md", "y").entity_id
+    assert a.startswith("daily:n") and a != parse_note("daily/🎈.md", "x").entity_id
+
+
+def test_invalid_yaml_leaves_the_body_with_a_warning_naming_the_line() -> None:
+    """Obsidian shows such a note and searches its text: so does kbtui, without properties."""
+    note = parse_note("t.md", "---\ncreated: {{date}}\ntags: [unclosed\n---\nbody [[x]]\n")
+    assert note.body == "body [[x]]" and note.frontmatter == {} and note.entity_id == "note:t"
+    assert [lk.target for lk in note.links] == ["x"]
+    (warning,) = note.warnings
+    assert warning.startswith("invalid YAML frontmatter, properties not read: line 3: ")
+    assert warning.endswith("indexed by its body and file name")
 
 
 def test_template_placeholders_in_frontmatter_are_read_as_text() -> None:
@@ -65,8 +88,9 @@ def test_template_placeholders_in_frontmatter_are_read_as_text() -> None:
 
 
 def test_frontmatter_that_is_not_a_mapping() -> None:
-    with pytest.raises(NoteError, match="not a mapping"):
-        parse_note("t.md", "---\n- a\n- b\n---\nbody\n")
+    note = parse_note("t.md", "---\n- a\n- b\n---\nbody\n")
+    assert note.body == "body" and note.frontmatter == {}
+    assert "a list, not a mapping" in note.warnings[0]
 
 
 def test_every_wikilink_form() -> None:

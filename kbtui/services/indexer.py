@@ -27,6 +27,7 @@ from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
 from kbtui.vault.decode import DecodeError, decode_note
+from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.plain import plain_text
 from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
@@ -44,12 +45,13 @@ def index_version(settings: Settings) -> str:
     """Everything that decides what a note's chunks and BM25 terms are.
 
     Recorded in the index after each whole-vault pass; when it differs (a new kbtui, other
-    chunk settings), the next pass re-chunks and re-tokenises every note. Chunks whose text
+    chunk settings, a new id rule), the next pass re-reads every note: ids change once, usage
+    follows them (`replaces`) and links are resolved again. Chunks whose text
     did not change keep their vectors (content hash), so only new text is embedded.
     """
     return (
         f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
-        f"{settings.chunk_size}/{settings.chunk_overlap}"
+        f"{settings.chunk_size}/{settings.chunk_overlap}-ids{ID_RULE_VERSION}"
     )
 
 
@@ -264,6 +266,9 @@ class Indexer:
                     replaces.append(missing[old_path][0])
             else:
                 report.new.append(r.path)
+            # An id another note took earlier in this pass (ids shuffled by a new id rule) is
+            # theirs now: replacing it would delete that note.
+            replaces = [old for old in replaces if owner.get(old, r.path) == r.path]
             if note.entity_id in owner and owner[note.entity_id] != r.path:
                 other = owner[note.entity_id]
                 new_id = f"{note.entity_id}_{hashlib.sha1(r.path.encode()).hexdigest()[:6]}"

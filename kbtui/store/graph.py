@@ -2,9 +2,11 @@
 
 Relationships are derived from the `links` table the way Obsidian resolves links: a link's
 target matches an entity id, a vault path, a file name, a title or an alias, ignoring case
-(in that order of preference). Derived data is kept current incrementally: when notes change,
-only relationships touching them, and links whose target names them (old or new names), are
-recomputed. Usage statistics (Q-values) live apart, keyed by entity id, so re-indexing content
+(in that order of preference); when several notes share the name, the one nearest the linking
+note wins (same folder first, then fewest folder steps apart), as in Obsidian; a note at the
+root is reached by its name like any other. Derived data is kept current incrementally: when
+notes change, only relationships touching them, and links whose target names them (old or new
+names), are recomputed. Usage statistics (Q-values) live apart, keyed by entity id, so re-indexing content
 never resets them.
 """
 
@@ -62,7 +64,9 @@ def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     """(key, kind) under which links can reach this note."""
     note = write.note
     path = note.path.rsplit(".", 1)[0]
-    keys = [(note.entity_id, "id"), (path, "path"), (path.rsplit("/", 1)[-1], "stem")]
+    keys = [(note.entity_id, "id"), (path.rsplit("/", 1)[-1], "stem")]
+    if "/" in path:  # a note at the root is found by its name like any other: nearest first
+        keys.insert(1, (path, "path"))
     keys += [(note.title, "title")] + [(a, "alias") for a in note.aliases]
     return [(link_key(k), kind) for k, kind in keys if link_key(k)]
 
@@ -115,14 +119,29 @@ class GraphStore(UsageStore):
                 OR target_id IN (SELECT entity_id FROM _relink)""")
         self._insert_relationships("l.entity_id IN (SELECT entity_id FROM _relink)")
         self._insert_relationships(
-            "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND r.entity_id IN "
-            "(SELECT entity_id FROM _relink)"
+            "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND l.key IN (SELECT key FROM "
+            "entity_names WHERE entity_id IN (SELECT entity_id FROM _relink))",
+            "r.entity_id IN (SELECT entity_id FROM _relink)",
         )
         self.con.execute("DROP TABLE _relink")
 
-    def _insert_relationships(self, where: str) -> None:
+    def _insert_relationships(self, links_where: str, target_where: str = "TRUE") -> None:
+        """Relationships of the links `links_where` picks, each resolved to its best name:
+        kind of name first (id, path, file name, title, alias), then nearness, then id."""
         self.con.execute(f"""
             INSERT INTO relationships
+            WITH src AS (SELECT DISTINCT l.entity_id, l.key, n.folder FROM links l
+                         JOIN notes n ON n.entity_id = l.entity_id WHERE {links_where}),
+            cand AS (SELECT s.entity_id AS source_id, s.key, s.folder, e.entity_id,
+                            count(*) OVER (PARTITION BY s.entity_id, s.key) AS n
+                     FROM src s JOIN entity_names e ON e.key = s.key
+                     QUALIFY e.priority = min(e.priority) OVER (PARTITION BY s.entity_id, s.key)),
+            r AS (SELECT c.source_id, c.key, arg_min(c.entity_id, (
+                            CASE WHEN c.n = 1 THEN 0
+                                 ELSE {_folder_steps("c.folder", "t.folder")} END,
+                            c.entity_id)) AS entity_id
+                  FROM cand c JOIN notes t ON t.entity_id = c.entity_id
+                  GROUP BY c.source_id, c.key)
             SELECT DISTINCT ON (rel_id) * FROM (
                 SELECT 'rel_' || left(md5(l.entity_id || '|' || {_TYPE_CASE} || '|' ||
                                           r.entity_id || '|' || coalesce({_LABEL_CASE}, '')), 16)
@@ -132,10 +151,9 @@ class GraphStore(UsageStore):
                        1.0 AS confidence, n.path AS origin,
                        hash(l.entity_id) AS source_key, hash(r.entity_id) AS target_key
                 FROM links l
-                JOIN (SELECT key, arg_min(entity_id, (priority, entity_id)) AS entity_id
-                      FROM entity_names GROUP BY key) r ON r.key = l.key
+                JOIN r ON r.source_id = l.entity_id AND r.key = l.key
                 JOIN notes n ON n.entity_id = l.entity_id
-                WHERE r.entity_id <> l.entity_id AND {where})
+                WHERE r.entity_id <> l.entity_id AND {target_where})
             ORDER BY rel_id""")
 
     def rebuild_relationships(self) -> None:
@@ -331,6 +349,18 @@ class GraphStore(UsageStore):
                ON CONFLICT (rel_id) DO UPDATE SET confidence = excluded.confidence""",
             [rel_id, confidence],
         )
+
+
+def _folder_steps(a: str, b: str) -> str:
+    """SQL: how many folders apart two vault folders are ('' is the vault's root)."""
+    split = "CASE WHEN {0} = '' THEN []::VARCHAR[] ELSE string_split({0}, '/') END"
+    sa, ca = split.format(a), split.format(b)
+    shared = f"least(len({sa}), len({ca}))"
+    common = (
+        f"coalesce(list_position(list_transform(range(1, {shared} + 1), "
+        f"i -> ({sa})[i] = ({ca})[i]), false) - 1, {shared})"
+    )
+    return f"(len({sa}) + len({ca}) - 2 * {common})"
 
 
 _CHANNEL = "coalesce(json_extract_string(n.frontmatter, '$.channel'), $default) = $channel"

@@ -3,19 +3,18 @@
 Links, tags and headings come from markdown-it's token stream, not regexes over raw text, so
 `[[...]]` inside code blocks and code spans is never a link and `#x` in code is never a tag.
 
-Entity id rule (documented in README):
-- frontmatter `id` when it matches ``^[a-z_]+:[a-z0-9_]+$``;
-- else ``{type}:{name}`` where type is the frontmatter `type`, else the singular of the
-  top-level folder (people -> person, projects -> project), else ``note``; and name is the
-  file name without extension, lower-cased, accents folded, other characters as ``_``.
+Entity id rule (documented in README): frontmatter `id` when it matches
+``^[a-z_]+:[a-z0-9_]+$``, else ``{type}:{name}`` (kbtui.vault.names).
+
+Frontmatter that YAML refuses is read leniently (kbtui.vault.yaml_text); when even that fails,
+the note is indexed by its body and file name with a warning naming the line, as Obsidian
+still shows and searches such a note.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
-import unicodedata
 from functools import lru_cache
 from typing import Any
 
@@ -26,10 +25,12 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from kbtui.models import Link, ParsedNote
-from kbtui.vault.yaml_text import load_yaml
+from kbtui.vault.names import MAX_ID_LEN, derive_type_and_name, page_title, singular, slug
+from kbtui.vault.yaml_text import load_yaml_lenient
+
+__all__ = ["NoteError", "derive_type_and_name", "parse_note", "singular", "slug"]
 
 ID_RE = re.compile(r"^[a-z_]+:[a-z0-9_]+$")
-MAX_ID_LEN = 100
 WIKILINK_RE = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _WIKILINK_AT = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 TAG_RE = re.compile(r"(?<![\w#&/])#([\w/-]+)")
@@ -51,14 +52,6 @@ RELATION_KEYS = frozenset(
         "attendees",
     }
 )
-_IRREGULAR_SINGULAR = {
-    "people": "person",
-    "orgs": "organization",
-    "organizations": "organization",
-    "tech": "technology",
-    "daily": "daily",
-    "news": "news",
-}
 
 
 class NoteError(ValueError):
@@ -67,8 +60,7 @@ class NoteError(ValueError):
 
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse decoded text of the vault-relative `path`. Raises NoteError for broken notes."""
-    meta, body = _split_frontmatter(text)
-    warnings: list[str] = []
+    meta, body, warnings = _split_frontmatter(text)
     tokens = _markdown().parse(body)
     body_links, inline_tags, sections = _walk_tokens(tokens, body)
     entity_type, name = derive_type_and_name(path, meta)
@@ -80,7 +72,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
         if raw_id is not None:
             warnings.append(f"frontmatter id {raw_id!r} is not of the form type:name; derived one")
         entity_id = f"{entity_type}:{name}"
-    title = _first_str(meta.get("title")) or path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    title = _first_str(meta.get("title")) or page_title(path)
     aliases = _strings(meta.get("aliases")) + _strings(meta.get("alias"))
     fm_tags = [t.lstrip("#") for key in ("tags", "tag") for t in _strings(meta.get(key), r"[,\s]+")]
     tags = _unique([t.lower() for t in fm_tags + inline_tags if t])
@@ -99,38 +91,6 @@ def parse_note(path: str, text: str) -> ParsedNote:
         sections=tuple(sections),
         warnings=tuple(warnings),
     )
-
-
-def derive_type_and_name(path: str, meta: dict[str, Any]) -> tuple[str, str]:
-    parts = path.split("/")
-    declared = _first_str(meta.get("type"))
-    entity_type = slug(declared) if declared else ""
-    if not entity_type and len(parts) > 1:
-        entity_type = singular(slug(parts[0]))
-    entity_type = re.sub(r"[^a-z_]", "", entity_type) or "note"
-    stem = parts[-1].rsplit(".", 1)[0]
-    name = slug(stem)
-    if not name:  # e.g. a file name in a script with no Latin letters
-        name = "n" + hashlib.sha1(stem.encode()).hexdigest()[:10]
-    budget = MAX_ID_LEN - len(entity_type) - 1
-    if len(name) > budget:
-        name = name[: budget - 9] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
-    return entity_type, name
-
-
-def slug(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "_", folded.lower()).strip("_")
-
-
-def singular(word: str) -> str:
-    if word in _IRREGULAR_SINGULAR:
-        return _IRREGULAR_SINGULAR[word]
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def split_wikilink(inner: str) -> tuple[str, str, str]:
@@ -153,28 +113,45 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
-def _split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+def _split_frontmatter(text: str) -> tuple[dict[str, Any], str, list[str]]:
+    """(properties, body, warnings). Properties that cannot be read leave the body alone."""
     handler = YAMLHandler()
     if not handler.detect(text):
-        return {}, text.strip()
+        return {}, text.strip(), []
     try:
         raw_fm, body = handler.split(text)
     except ValueError:  # an opening '---' with no closing one: it is just a horizontal rule
-        return {}, text.strip()
+        return {}, text.strip(), []
+    first_line = text[: text.find(raw_fm)].count("\n") + 1  # of the properties, in the file
     try:
-        meta = load_yaml(raw_fm)
+        meta, lenient = load_yaml_lenient(raw_fm)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
+        # An unclosed `[` or quote is named where it opens, not where YAML gave up.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        where = f"line {first_line + mark.line}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise NoteError(f"invalid YAML frontmatter{where}: {problem}") from exc
-    except RecursionError as exc:
-        raise NoteError("invalid YAML frontmatter: nested too deeply") from exc
+        context = getattr(exc, "context", None)
+        if context:
+            problem += f" {context}"
+        return {}, body.strip(), [f"{_UNREAD}: {where}{problem}{_BY_BODY}"]
+    except RecursionError:
+        return {}, body.strip(), [f"{_UNREAD}: nested too deeply{_BY_BODY}"]
+    fm_lines = raw_fm.split("\n")
+    warnings = [
+        f"properties line {first_line + n}: a value YAML refuses was read as text: "
+        f"{fm_lines[n].strip()[:80]}"
+        for n in lenient
+    ]
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        raise NoteError(f"frontmatter is a {type(meta).__name__}, not a mapping of fields")
-    return meta, body.strip()
+        kind = type(meta).__name__
+        return {}, body.strip(), [f"{_UNREAD}: a {kind}, not a mapping of fields{_BY_BODY}"]
+    return meta, body.strip(), warnings
+
+
+_UNREAD = "invalid YAML frontmatter, properties not read"
+_BY_BODY = "; indexed by its body and file name"
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -263,7 +240,7 @@ def _frontmatter_links(meta: dict[str, Any]) -> list[Link]:
     links: list[Link] = []
     for key, value in meta.items():
         rel = slug(str(key))
-        if rel in {"id", "type", "title", "aliases", "alias", "tags", "tag"}:
+        if rel == "id":  # any other property holding a [[link]] is a relationship of its name
             continue
         for item, nested in _items(value):
             found = WIKILINK_RE.findall(item)
