@@ -196,7 +196,7 @@ async def test_status_bar_shows_counts(runtime: VaultRuntime) -> None:
         await settle(pilot)
         text = str(app.screen.query_one(StatusBar).render())
         assert "indexer idle" in text
-        assert "62 notes" in text
+        assert "63 notes" in text
         assert "121/121 chunks embedded" in text
         assert "2 skipped" in text
 
