@@ -197,8 +197,8 @@ async def test_status_bar_shows_counts(runtime: VaultRuntime) -> None:
         text = str(app.screen.query_one(StatusBar).render())
         assert "indexer idle" in text
         assert "63 notes" in text
-        assert "121/121 chunks embedded" in text
-        assert "2 skipped" in text
+        assert "122/122 chunks embedded" in text
+        assert "1 skipped" in text
 
 
 async def test_edit_reindexes_and_refreshes(

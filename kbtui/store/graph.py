@@ -6,8 +6,8 @@ target matches an entity id, a vault path, a file name, a title or an alias, ign
 note wins (same folder first, then fewest folder steps apart), as in Obsidian; a note at the
 root is reached by its name like any other. Derived data is kept current incrementally: when
 notes change, only relationships touching them, and links whose target names them (old or new
-names), are recomputed. Usage statistics (Q-values) live apart, keyed by entity id, so re-indexing content
-never resets them.
+names), are recomputed. Usage statistics (Q-values) live apart, keyed by entity id, so
+re-indexing content never resets them.
 """
 
 from __future__ import annotations
@@ -130,18 +130,21 @@ class GraphStore(UsageStore):
         kind of name first (id, path, file name, title, alias), then nearness, then id."""
         self.con.execute(f"""
             INSERT INTO relationships
-            WITH src AS (SELECT DISTINCT l.entity_id, l.key, n.folder FROM links l
-                         JOIN notes n ON n.entity_id = l.entity_id WHERE {links_where}),
-            cand AS (SELECT s.entity_id AS source_id, s.key, s.folder, e.entity_id,
-                            count(*) OVER (PARTITION BY s.entity_id, s.key) AS n
-                     FROM src s JOIN entity_names e ON e.key = s.key
-                     QUALIFY e.priority = min(e.priority) OVER (PARTITION BY s.entity_id, s.key)),
-            r AS (SELECT c.source_id, c.key, arg_min(c.entity_id, (
-                            CASE WHEN c.n = 1 THEN 0
-                                 ELSE {_folder_steps("c.folder", "t.folder")} END,
-                            c.entity_id)) AS entity_id
-                  FROM cand c JOIN notes t ON t.entity_id = c.entity_id
-                  GROUP BY c.source_id, c.key)
+            WITH best AS (SELECT key, min(priority) AS p,
+                                 arg_min(entity_id, (priority, entity_id)) AS entity_id
+                          FROM entity_names GROUP BY key),
+            shared AS (SELECT e.key, b.p FROM entity_names e
+                       JOIN best b ON b.key = e.key AND b.p = e.priority
+                       GROUP BY e.key, b.p HAVING count(DISTINCT e.entity_id) > 1),
+            nearest AS (  -- a name several notes share: the one nearest the linking note
+                SELECT l.entity_id AS source_id, l.key, arg_min(e.entity_id, (
+                           {_folder_steps("sn.folder", "t.folder")}, e.entity_id)) AS entity_id
+                FROM (SELECT DISTINCT entity_id, key FROM links l WHERE {links_where}) l
+                JOIN shared s ON s.key = l.key
+                JOIN entity_names e ON e.key = l.key AND e.priority = s.p
+                JOIN notes sn ON sn.entity_id = l.entity_id
+                JOIN notes t ON t.entity_id = e.entity_id
+                GROUP BY l.entity_id, l.key)
             SELECT DISTINCT ON (rel_id) * FROM (
                 SELECT 'rel_' || left(md5(l.entity_id || '|' || {_TYPE_CASE} || '|' ||
                                           r.entity_id || '|' || coalesce({_LABEL_CASE}, '')), 16)
@@ -150,8 +153,11 @@ class GraphStore(UsageStore):
                        {_TYPE_CASE} AS type, {_LABEL_CASE} AS label,
                        1.0 AS confidence, n.path AS origin,
                        hash(l.entity_id) AS source_key, hash(r.entity_id) AS target_key
-                FROM links l
-                JOIN r ON r.source_id = l.entity_id AND r.key = l.key
+                FROM (SELECT l.*, coalesce(x.entity_id, b.entity_id) AS resolved FROM links l
+                      JOIN best b ON b.key = l.key
+                      LEFT JOIN nearest x ON x.source_id = l.entity_id AND x.key = l.key
+                      WHERE {links_where}) l
+                JOIN (SELECT entity_id FROM notes) r ON r.entity_id = l.resolved
                 JOIN notes n ON n.entity_id = l.entity_id
                 WHERE r.entity_id <> l.entity_id AND {target_where})
             ORDER BY rel_id""")
