@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kbtui.services.envelope import ValidationError, ok
-from kbtui.services.params import Param
-from kbtui.services.tools import ENTITY_ID_PATTERN, ToolSpec
-
-if TYPE_CHECKING:
-    from kbtui.services.kb import KnowledgeBase
+from kbtui.tools.envelope import ValidationError, ok
+from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.params import Param
+from kbtui.tools.parts import VaultParts
 
 EMBED_NOW_LIMIT = 256  # past this many waiting chunks, vectors are the background indexer's job
 
@@ -78,35 +76,35 @@ APP_TOOLS = {
 }
 
 
-def app_handlers(kb: KnowledgeBase) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+def app_handlers(parts: VaultParts) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
     """The handler of each app tool, bound to one knowledge base."""
     return {
-        "app_facets": lambda args: facets(kb, args),
-        "app_list_entities": lambda args: list_entities(kb, args),
-        "app_entity_labels": lambda args: entity_labels(kb, args),
-        "app_reindex": lambda args: reindex(kb, args),
+        "app_facets": lambda args: facets(parts, args),
+        "app_list_entities": lambda args: list_entities(parts, args),
+        "app_entity_labels": lambda args: entity_labels(parts, args),
+        "app_reindex": lambda args: reindex(parts, args),
     }
 
 
-def facets(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
+def facets(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     def named(rows: list[tuple[str, int]]) -> list[dict[str, Any]]:
         return [{"name": name, "count": count} for name, count in rows]
 
     return ok(
-        types=named(kb.store.type_counts()),
-        tags=named(kb.store.tag_counts(args["tag_limit"])),
-        folders=named(kb.store.folder_counts(args["folder_limit"])),
+        types=named(parts.store.type_counts()),
+        tags=named(parts.store.tag_counts(args["tag_limit"])),
+        folders=named(parts.store.folder_counts(args["folder_limit"])),
     )
 
 
-def list_entities(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
-    rows, total = kb.store.entity_page(args["type"], args["offset"], args["limit"])
+def list_entities(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    rows, total = parts.store.entity_page(args["type"], args["offset"], args["limit"])
     return ok(entities=rows, total=total, type=args["type"], offset=args["offset"])
 
 
-def entity_labels(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
+def entity_labels(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     ids = list(dict.fromkeys(args["ids"]))
-    labels = kb.store.entity_labels(ids)
+    labels = parts.store.entity_labels(ids)
     return ok(
         entities=[
             {"id": i, "title": labels[i][0], "type": labels[i][1]} for i in ids if i in labels
@@ -114,7 +112,7 @@ def entity_labels(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def reindex(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
+def reindex(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     """Text, keywords and links at once; vectors too when only a few chunks wait for them
     (an edited note), else the background indexer embeds them without holding up readers."""
     paths = args["paths"]
@@ -125,9 +123,9 @@ def reindex(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
                 raise ValidationError(
                     f"paths[{i}] must be relative to the vault, without '..'", field=f"paths[{i}]"
                 )
-    report = kb.indexer.run(embed=False, paths=paths)
-    if kb.embedder is not None and 0 < kb.store.count_pending() <= EMBED_NOW_LIMIT:
-        kb.indexer.embed_pending(report)
+    report = parts.indexer.run(embed=False, paths=paths)
+    if parts.embedder is not None and 0 < parts.store.count_pending() <= EMBED_NOW_LIMIT:
+        parts.indexer.embed_pending(report)
     return ok(
         report={
             "new": report.new,

@@ -19,7 +19,7 @@ from typing import Any
 
 from kbtui.config import Settings
 from kbtui.models import IndexReport, Skipped
-from kbtui.services.owner import (
+from kbtui.runtime.owner import (
     MAX_ANSWER,
     PROTOCOL,
     OwnerUnavailable,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kbtui.graph.model import ENTITY_TYPES, RELATIONSHIP_TYPES
-from kbtui.services.params import Param
-from kbtui.services.tools import ToolSpec
+from kbtui.tools.kb_contracts import ToolSpec
+from kbtui.tools.params import Param
 
 PHASES = ("observation", "reasoning", "planning", "action", "reflection")
 

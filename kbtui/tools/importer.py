@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kbtui.services.envelope import ConflictError, ValidationError, ok
-from kbtui.services.indexer import MAX_NOTE_BYTES
+from kbtui.indexing.indexer import MAX_NOTE_BYTES
+from kbtui.tools.envelope import ConflictError, ValidationError, ok
+from kbtui.tools.parts import VaultParts
 from kbtui.vault.parse import slug
 from kbtui.vault.write import WriteError, render_note, safe_filename, write_new_note
-
-if TYPE_CHECKING:
-    from kbtui.services.kb import KnowledgeBase
 
 IMPORT_TYPE = "document"
 
 
-def import_document(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
+def import_document(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     title: str = args["title"].strip()
     content: str = args["content"]
     size, overlap = args["chunk_size"], args["chunk_overlap"]
@@ -39,7 +37,7 @@ def import_document(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
     document_id = str(uuid.uuid4())
     created = dt.datetime.now(dt.UTC).replace(microsecond=0)
     created_at = created.isoformat().replace("+00:00", "Z")
-    entity_id = _free_entity_id(kb, title)
+    entity_id = _free_entity_id(parts, title)
     frontmatter: dict[str, Any] = {
         "id": entity_id,
         "type": IMPORT_TYPE,
@@ -57,18 +55,18 @@ def import_document(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
         text = render_note(frontmatter, content)
     except Exception as exc:  # metadata that YAML cannot represent
         raise ValidationError(f"metadata cannot be stored: {exc}", field="metadata") from exc
-    folder = kb.settings.imports_folder.strip("/")
+    folder = parts.settings.imports_folder.strip("/")
     try:
-        path = write_new_note(kb.settings.vault, folder, safe_filename(title), text)
+        path = write_new_note(parts.settings.vault, folder, safe_filename(title), text)
     except WriteError as exc:
         raise ConflictError(str(exc)) from exc
-    rel = path.relative_to(kb.settings.vault).as_posix()
-    report = kb.indexer.run(paths=[rel])
+    rel = path.relative_to(parts.settings.vault).as_posix()
+    report = parts.indexer.run(paths=[rel])
     if any(s.path == rel for s in report.skipped):
         reason = next(s.reason for s in report.skipped if s.path == rel)
         raise ConflictError(f"the note was written to {rel} but could not be indexed: {reason}")
-    indexed = kb.store.entity_ids_at([rel]).get(rel, entity_id)
-    chunks = kb.store.note_chunks(indexed)
+    indexed = parts.store.entity_ids_at([rel]).get(rel, entity_id)
+    chunks = parts.store.note_chunks(indexed)
     return ok(
         document_id=document_id,
         title=title,
@@ -80,12 +78,12 @@ def import_document(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _free_entity_id(kb: KnowledgeBase, title: str) -> str:
+def _free_entity_id(parts: VaultParts, title: str) -> str:
     """`document:<slug>`, suffixed until no indexed note uses it."""
     base = slug(title)[:80] or "untitled"
     candidate = f"{IMPORT_TYPE}:{base}"
     n = 2
-    while kb.store.note(candidate) is not None:
+    while parts.store.note(candidate) is not None:
         candidate = f"{IMPORT_TYPE}:{base}_{n}"
         n += 1
     return candidate

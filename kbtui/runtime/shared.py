@@ -2,8 +2,8 @@
 
 `open_vault` (long-lived: MCP server, TUI) and `open_vault_once` (a CLI command) return a
 `SharedVault`. It tries to own the vault (open the DuckDB file: the lock decides) and then
-serves it to the others on a socket (kbtui.services.owner); when the file is held it becomes
-a client of the owner (kbtui.services.remote). A held file with no answering socket means an
+serves it to the others on a socket (kbtui.runtime.owner); when the file is held it becomes
+a client of the owner (kbtui.runtime.remote). A held file with no answering socket means an
 owner is starting or a one-shot command is finishing: it retries both for `wait` seconds.
 
 Takeover: when the owner exits, a client opens the file itself (watcher, catch-up pass,
@@ -25,14 +25,14 @@ from typing import Any, TypeVar
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
+from kbtui.indexing.indexer import Progress
 from kbtui.models import IndexReport
-from kbtui.services.envelope import UnavailableError, failure, guarded
-from kbtui.services.indexer import Progress
-from kbtui.services.kb import ALL_TOOLS, GRAPH_READS
-from kbtui.services.owner import OwnerServer, OwnerUnavailable, read_record
-from kbtui.services.remote import OwnerGone, RemoteError, RemoteVault
-from kbtui.services.runtime import VaultClosed, VaultHandle, VaultRuntime
+from kbtui.runtime.owner import OwnerServer, OwnerUnavailable, read_record
+from kbtui.runtime.remote import OwnerGone, RemoteError, RemoteVault
+from kbtui.runtime.runtime import VaultClosed, VaultHandle, VaultRuntime
 from kbtui.store import StoreLockedError
+from kbtui.tools.envelope import UnavailableError, failure, guarded
+from kbtui.tools.registry import PUBLISHED, READS
 
 log = logging.getLogger("kbtui.shared")
 
@@ -41,10 +41,7 @@ EmbedderFactory = Callable[[], Embedder | None]
 T = TypeVar("T")
 
 # Calls that change nothing but usage counters: safe to run again on the next owner.
-REPEATABLE = frozenset(
-    {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates", *GRAPH_READS}
-    | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex"}
-)
+REPEATABLE = READS | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex"}
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 
 _owned: set[str] = set()  # index folders this process owns (DuckDB would let it open twice)
@@ -119,7 +116,7 @@ class SharedVault:
     # -- VaultHandle ---------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """One tool call wherever the index is; never raises (the envelope says what failed)."""
-        spec = ALL_TOOLS.get(name)
+        spec = PUBLISHED.get(name)
         empty = spec.empty if spec is not None else None
         try:
             return self._run(lambda h: h.call(name, args), repeatable(name, args))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kbtui.cli_common import make_embedder, settings_for, vault_option
+from kbtui.cli.common import make_embedder, settings_for, vault_option
 from kbtui.store import StoreError
 
 LEVELS = ("debug", "info", "warning", "error")
@@ -27,7 +27,7 @@ def mcp(vault: str | None, log_file: str | None, log_level: str, no_watch: bool)
     When another kbtui process has the vault open, its index is used and this server takes
     it over when that process exits."""
     from kbtui.mcp.app import claim_stdout, run_stdio, setup_logging
-    from kbtui.services.shared import open_vault
+    from kbtui.runtime.shared import open_vault
 
     protocol_out = claim_stdout()  # before anything can print
     setup_logging(log_level, log_file)

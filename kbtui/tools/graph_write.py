@@ -7,9 +7,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
-from kbtui.services.envelope import ConflictError, NotFoundError, ValidationError, ok
-from kbtui.services.graph import KnowledgeGraph
 from kbtui.store.graph import REL_TYPES
+from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
+from kbtui.tools.graph import KnowledgeGraph
+from kbtui.tools.graph_contracts import KG_TOOLS
+from kbtui.tools.params import validate
 from kbtui.vault.decode import decode_note
 from kbtui.vault.frontmatter_edit import FrontmatterEditError, add_to_list
 from kbtui.vault.parse import parse_note, slug
@@ -42,12 +44,19 @@ REL_KEYS = {v: k for k, v in reversed(list(REL_TYPES.items())) if k not in ("emb
 class GraphWriter:
     def __init__(self, graph: KnowledgeGraph) -> None:
         self.graph = graph
-        self.kb = graph.kb
+        self.indexer = graph.parts.indexer
         self.store = graph.store
-        self.vault: Path = graph.kb.settings.vault
+        self.vault: Path = graph.parts.settings.vault
+
+    def create(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """kg_create_entity / kg_create_relationship with raw arguments, validated against
+        their contracts and answered with the envelope (extraction persists through this)."""
+        spec = KG_TOOLS[name]
+        run = self.kg_create_entity if name == "kg_create_entity" else self.kg_create_relationship
+        return guarded(lambda: run(validate(spec.params, raw)), name, spec.empty)
 
     def _index(self, *paths: str) -> None:
-        report = self.kb.indexer.run(paths=list(paths))
+        report = self.indexer.run(paths=list(paths))
         broken = [s for s in report.skipped if s.path in paths]
         if broken:
             raise ConflictError(f"{broken[0].path} was written but not indexed: {broken[0].reason}")

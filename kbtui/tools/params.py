@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kbtui.services.envelope import ValidationError
+from kbtui.tools.envelope import ValidationError
 
 JsonType = Literal["string", "integer", "number", "boolean", "object", "array"]
 _PY_NAMES = {

@@ -7,16 +7,14 @@ create becomes a note in the user's vault.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kbtui.graph.duplicates import Candidate, find_duplicates
 from kbtui.graph.extract import Gazetteer, KnownEntity, extract
-from kbtui.services.envelope import ToolError, ok
+from kbtui.tools.envelope import ToolError, ok
+from kbtui.tools.graph import KnowledgeGraph
+from kbtui.tools.graph_write import GraphWriter
 from kbtui.vault.parse import slug
-
-if TYPE_CHECKING:
-    from kbtui.services.graph import KnowledgeGraph
-    from kbtui.services.graph_write import GraphWriter
 
 _GAZETTEERS: dict[tuple[int, str, int], Gazetteer] = {}
 
@@ -78,7 +76,7 @@ def extract_tool(writer: GraphWriter, args: dict[str, Any]) -> dict[str, Any]:
             "source": source or "text",
         }
         if args["persist"]:
-            made = writer.kb.call(
+            made = writer.create(
                 "kg_create_relationship",
                 {
                     "fromEntityId": start,
@@ -115,7 +113,7 @@ def _create(
     existing = writer.store.entity_rows([proposed["id"]])
     if proposed["id"] in existing:
         return {**writer.graph.entity(existing[proposed["id"]]), "isNew": False}
-    made = writer.kb.call(
+    made = writer.create(
         "kg_create_entity",
         {
             "name": proposed["name"],

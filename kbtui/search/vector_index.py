@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.services.keyword_index import REBUILD_FRACTION, row_mask
+from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
 
 log = logging.getLogger("kbtui.vectors")

@@ -11,7 +11,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from kbtui.cli_common import emit, json_option, opened_vault, out, vault_option
+from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
 
 
 @click.command()

@@ -1,9 +1,10 @@
-"""Command-line entry point: a thin wrapper over the services. One composition root per command."""
+"""Command-line entry point: a thin wrapper over the runtime and the tools.
+
+One composition root per command."""
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
@@ -12,9 +13,9 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from kbtui.cli_common import err, opened_vault, out, settings_for, vault_option
-from kbtui.cli_kb import KB_COMMANDS
-from kbtui.cli_mcp import MCP_COMMANDS
+from kbtui.cli.common import err, opened_vault, out, settings_for, vault_option
+from kbtui.cli.kb import KB_COMMANDS
+from kbtui.cli.mcp import MCP_COMMANDS
 from kbtui.config import Settings
 from kbtui.models import IndexReport
 from kbtui.store import DatabaseError, StoreError
@@ -129,6 +130,3 @@ for _command in KB_COMMANDS:
     main.add_command(_command)
 for _command in MCP_COMMANDS:
     main.add_command(_command)
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Topic clusters of the vault, kept in step with it (get_chunk's `cluster`).
 
-A note's vector is the mean of its chunk vectors. The clustering (kbtui.services.clusters)
+A note's vector is the mean of its chunk vectors. The clustering (kbtui.search.clusters)
 is computed on first use; after writes, every note is re-assigned to its nearest centroid
 (cheap), and the clustering is recomputed once enough of the vault changed
 (`needs_rebuild`), so names and groups follow the vault without a rebuild per keystroke.
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from kbtui.services.clusters import ClusterModel, assign, build_clusters, needs_rebuild
-from kbtui.services.search import SearchService
+from kbtui.search.clusters import ClusterModel, assign, build_clusters, needs_rebuild
+from kbtui.search.service import SearchService
 
 
 class TopicService:

@@ -10,15 +10,12 @@ entities that keep being picked rise towards 1, ones that are shown and ignored 
 from __future__ import annotations
 
 import datetime as dt
-import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kbtui.services.envelope import NotFoundError, ValidationError, ok
-from kbtui.services.search import Mode
+from kbtui.search.service import Mode
+from kbtui.tools.envelope import NotFoundError, ValidationError, ok
+from kbtui.tools.parts import VaultParts
 from kbtui.vault.parse import slug
-
-if TYPE_CHECKING:
-    from kbtui.services.kb import KnowledgeBase
 
 USE_REWARD, USE_STEP = 1.0, 0.2
 SHOW_REWARD, SHOW_STEP = 0.0, 0.02
@@ -34,10 +31,10 @@ def iso(value: Any) -> str | None:
 
 
 class KnowledgeGraph:
-    def __init__(self, kb: KnowledgeBase) -> None:
-        self.kb = kb
-        self.store = kb.store
-        self.default_channel = slug(kb.settings.vault.name) or "default"
+    def __init__(self, parts: VaultParts) -> None:
+        self.parts = parts
+        self.store = parts.store
+        self.default_channel = slug(parts.settings.vault.name) or "default"
 
     # -- shaping --------------------------------------------------------------------------
     def entity(self, row: dict[str, Any]) -> dict[str, Any]:
@@ -192,30 +189,6 @@ class KnowledgeGraph:
             message=f"{len(ids)} entities and {len(rels)} relationships for the keywords",
         )
 
-    def kg_get_phase_context(self, args: dict[str, Any]) -> dict[str, Any]:
-        from kbtui.services.graph_context import phase_context
-
-        started = time.perf_counter()
-        for entity_id in args["entityIds"]:
-            self.require(entity_id)
-        entity_ids, rels, summary = phase_context(self, args)
-        elapsed = round((time.perf_counter() - started) * 1000, 1)
-        phase = {
-            "phase": args["phase"],
-            "entities": self.entities(entity_ids),
-            "relationships": [self.relationship(r) for r in rels],
-            "summary": summary,
-            "executionTimeMs": elapsed,
-        }
-        return ok(
-            phaseContext=phase,
-            entityCount=len(phase["entities"]),
-            relationshipCount=len(phase["relationships"]),
-            summary=summary,
-            executionTimeMs=elapsed,
-            message=f"{args['phase']} context: {len(entity_ids)} entities",
-        )
-
     # -- helpers for context --------------------------------------------------------------
     def matching(self, text: str, channel: str, limit: int = CONTEXT_ENTITIES) -> list[str]:
         """Entities a text is about: names said outright first, then search by meaning."""
@@ -225,8 +198,8 @@ class KnowledgeGraph:
                 exact, _ = self.store.find_entity_ids(word, True, 3, channel, self.default_channel)
                 ids += [i for i in exact if i not in ids]
         if len(text.strip()) >= 3:
-            mode: Mode = "hybrid" if self.kb.embedder is not None else "keyword"
-            for hit in self.kb.search_service.search(text[:500], limit, mode=mode):
+            mode: Mode = "hybrid" if self.parts.embedder is not None else "keyword"
+            for hit in self.parts.search.search(text[:500], limit, mode=mode):
                 if hit.id not in ids:
                     ids.append(hit.id)
         return ids[:limit]

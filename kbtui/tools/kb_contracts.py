@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtui.graph.model import ENTITY_TYPES
-from kbtui.services.params import Param, input_schema
+from kbtui.tools.params import Param, input_schema
 
 ENTITY_ID_PATTERN = r"^[a-z_]+:[a-z0-9_]+$"
 __all__ = ["ENTITY_ID_PATTERN", "ENTITY_TYPES", "KB_TOOLS", "ToolSpec"]

@@ -4,36 +4,34 @@ chunks most similar to it by embedding."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
-from kbtui.services.cards import knowledge_card
-from kbtui.services.envelope import NotFoundError, ok
-from kbtui.services.search import make_snippet
+from kbtui.search.cards import knowledge_card
+from kbtui.search.service import make_snippet
+from kbtui.tools.envelope import NotFoundError, ok
+from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
-
-if TYPE_CHECKING:
-    from kbtui.services.kb import KnowledgeBase
 
 _URL = re.compile(r"^(https?|ftp)://\S+$", re.IGNORECASE)
 _AUTHOR_KEYS = ("author", "authors", "creator", "by")
 
 
-def get_chunk(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
+def get_chunk(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     chunk_id: str = args["chunk_id"]
-    chunk = kb.store.chunk_by_id(chunk_id)
+    chunk = parts.store.chunk_by_id(chunk_id)
     if chunk is None:
         raise NotFoundError(f"Chunk '{chunk_id}' not found in KB")
-    note = kb.store.note(chunk["entity_id"])
+    note = parts.store.note(chunk["entity_id"])
     if note is None:  # the note vanished between the two reads
         raise NotFoundError(f"Chunk '{chunk_id}' not found in KB")
     fm = note["frontmatter"]
-    siblings = kb.store.note_chunks(note["entity_id"])
+    siblings = parts.store.note_chunks(note["entity_id"])
     body = reassemble([(c["start_pos"], c["end_pos"], c["content"]) for c in siblings])
     related: list[dict[str, Any]] = []
     if args["include_related"]:
         related = related_chunks(
-            kb,
+            parts,
             chunk["cid"],
             note["entity_id"],
             args["related_limit"],
@@ -53,14 +51,14 @@ def get_chunk(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
         chunk_index=chunk["chunk_index"],
         chunk_info=f"{chunk['chunk_index'] + 1}/{len(siblings)}",
         knowledge_card=knowledge_card(fm, body, note["title"]),
-        cluster=kb.topics.cluster_of(note["entity_id"]),
+        cluster=parts.topics.cluster_of(note["entity_id"]),
         related_chunks=related,
-        **note_urls(kb, note),
+        **note_urls(parts, note),
     )
 
 
 def related_chunks(
-    kb: KnowledgeBase,
+    parts: VaultParts,
     cid: int,
     own: str,
     limit: int,
@@ -68,13 +66,13 @@ def related_chunks(
     note_chunks: int,
 ) -> list[dict[str, Any]]:
     """Nearest chunks by cosine, never the chunk itself; similarity clamped to 0..1."""
-    vector = kb.vectors.vector(cid)
+    vector = parts.search.vectors.vector(cid)
     if vector is None:  # not embedded yet
         return []
     want = limit + 1 + (note_chunks if exclude_same_note else 0)
-    hits = [(c, s) for c, s in kb.vectors.search(vector, want) if c != cid]
-    details = kb.store.chunk_details([c for c, _ in hits])
-    notes = kb.store.notes_meta(sorted({d["entity_id"] for d in details.values()}))
+    hits = [(c, s) for c, s in parts.search.vectors.search(vector, want) if c != cid]
+    details = parts.store.chunk_details([c for c, _ in hits])
+    notes = parts.store.notes_meta(sorted({d["entity_id"] for d in details.values()}))
     out = []
     for other, sim in hits:
         d = details.get(other)
@@ -109,7 +107,7 @@ def author_of(frontmatter: dict[str, Any]) -> str | None:
     return None
 
 
-def note_urls(kb: KnowledgeBase, note: dict[str, Any]) -> dict[str, Any]:
+def note_urls(parts: VaultParts, note: dict[str, Any]) -> dict[str, Any]:
     """Every URL in the frontmatter, the file itself and an obsidian:// link to it."""
     fm = note["frontmatter"]
     urls: dict[str, Any] = {}
@@ -123,7 +121,7 @@ def note_urls(kb: KnowledgeBase, note: dict[str, Any]) -> dict[str, Any]:
         None,
     )
     path = note["path"]
-    file = kb.settings.vault / path
+    file = parts.settings.vault / path
     stem = path[:-3] if path.lower().endswith(".md") else path
     return {
         **out,
@@ -132,7 +130,7 @@ def note_urls(kb: KnowledgeBase, note: dict[str, Any]) -> dict[str, Any]:
         "file_path": path,
         "file_url": file.as_uri(),
         "obsidian_url": "obsidian://open?vault="
-        + quote(kb.settings.vault.name, safe="")
+        + quote(parts.settings.vault.name, safe="")
         + "&file="
         + quote(stem, safe=""),
     }

@@ -10,11 +10,12 @@ reflection   entities changed most recently in the vault and those used most rec
 
 from __future__ import annotations
 
+import time
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from kbtui.services.graph import KnowledgeGraph
+from kbtui.tools.envelope import ok
+from kbtui.tools.graph import KnowledgeGraph
 
 PLANNING_TYPES = ("DEPENDS_ON", "BLOCKS", "USES", "OWNS", "MEMBER_OF", "WORKS_ON")
 ACTION_ENTITY_TYPES = ("technology", "document", "task", "tool")
@@ -91,3 +92,27 @@ def phase_context(
         )
     unique = {r["id"]: r for r in rels}
     return ids[: LIMIT * 2], list(unique.values())[: LIMIT * 4], summary
+
+
+def kg_get_phase_context(graph: KnowledgeGraph, args: dict[str, Any]) -> dict[str, Any]:
+    """kg_get_phase_context: the task's entities plus what the phase needs around them."""
+    started = time.perf_counter()
+    for entity_id in args["entityIds"]:
+        graph.require(entity_id)
+    entity_ids, rels, summary = phase_context(graph, args)
+    elapsed = round((time.perf_counter() - started) * 1000, 1)
+    phase = {
+        "phase": args["phase"],
+        "entities": graph.entities(entity_ids),
+        "relationships": [graph.relationship(r) for r in rels],
+        "summary": summary,
+        "executionTimeMs": elapsed,
+    }
+    return ok(
+        phaseContext=phase,
+        entityCount=len(phase["entities"]),
+        relationshipCount=len(phase["relationships"]),
+        summary=summary,
+        executionTimeMs=elapsed,
+        message=f"{args['phase']} context: {len(entity_ids)} entities",
+    )

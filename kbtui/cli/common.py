@@ -13,7 +13,7 @@ from rich.console import Console
 
 from kbtui.config import Settings
 from kbtui.embed import EmbedderError, FastEmbedder
-from kbtui.services.shared import SharedVault, open_vault_once
+from kbtui.runtime.shared import SharedVault, open_vault_once
 from kbtui.store import StoreError
 
 err = Console(stderr=True)

@@ -26,8 +26,8 @@ import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
-from kbtui.services.keyword_index import KeywordIndex
-from kbtui.services.vector_index import AnnIndex, VectorIndex
+from kbtui.search.keyword_index import KeywordIndex
+from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import query_terms
 from kbtui.vault.plain import plain_text

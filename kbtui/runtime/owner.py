@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtui.config import Settings
-from kbtui.services.runtime import VaultClosed, VaultRuntime
+from kbtui.runtime.runtime import VaultClosed, VaultRuntime
 from kbtui.store import StoreError
 
 log = logging.getLogger("kbtui.owner")

@@ -2,7 +2,7 @@
 
 `VaultHandle` is what a front end needs of a vault: tool calls, a page of notes, a status, an
 indexing pass. `VaultRuntime` is the in-process implementation that owns the DuckDB file;
-`kbtui.services.shared.open_vault` gives the handle a front end should use (this process's
+`kbtui.runtime.shared.open_vault` gives the handle a front end should use (this process's
 runtime, or the owner's reached over its socket, with takeover when the owner exits).
 """
 
@@ -17,11 +17,13 @@ from typing import Any, Protocol
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
+from kbtui.indexing.indexer import Indexer, Progress
+from kbtui.indexing.watcher import VaultWatcher
+from kbtui.indexing.worker import IndexWorker
 from kbtui.models import IndexReport
-from kbtui.services.envelope import UnavailableError, failure
-from kbtui.services.indexer import Indexer, Progress
-from kbtui.services.kb import ALL_TOOLS, KnowledgeBase
-from kbtui.services.watcher import IndexWorker, VaultWatcher
+from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.tools.envelope import UnavailableError, failure
+from kbtui.tools.registry import PUBLISHED
 
 log = logging.getLogger("kbtui.runtime")
 
@@ -85,7 +87,7 @@ class VaultRuntime:
         with self.lock:
             if self._closed:
                 closed = UnavailableError(f"the index of {self.settings.vault} is closed")
-                return failure(closed, spec.empty if (spec := ALL_TOOLS.get(name)) else None)
+                return failure(closed, spec.empty if (spec := PUBLISHED.get(name)) else None)
             return self.kb.call(name, args)
 
     @contextmanager
