@@ -109,6 +109,7 @@ class Indexer:
         self.embedder = embedder
         self.progress = progress or (lambda phase, done, total: None)
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+        self.files_seen: int | None = None  # notes the last whole-vault scan found
 
     def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
         """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
@@ -123,6 +124,7 @@ class Indexer:
         if paths is None:
             files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
             report.skipped.extend(problems)
+            self.files_seen = len(files)
         else:
             files = _stat_files(self.settings.vault, paths)
             scope = {p: known[p] for p in paths if p in known}

@@ -46,6 +46,10 @@ class IndexWorker:
         self.phase: tuple[str, int, int] | None = None
         self.passes = 0
         self.last_report: IndexReport | None = None
+        self.last_change: float | None = None  # when a pass last changed the index (epoch s)
+        # Set once the first pass has written every note it read (keyword search sees them
+        # all); a question that arrives earlier waits for it a little (kbtui.runtime).
+        self.vault_read = threading.Event()
         self._cond = threading.Condition()
         self._paths: set[str] = set()
         self._rescan = False
@@ -57,6 +61,8 @@ class IndexWorker:
 
     def start(self, full: bool = True) -> None:
         self._rescan = full
+        if not full:
+            self.vault_read.set()
         self._thread = threading.Thread(target=self._loop, name="indexer", daemon=True)
         self._thread.start()
 
@@ -114,6 +120,8 @@ class IndexWorker:
             else {"name": phase[0], "done": phase[1], "total": phase[2]},
             "passes": self.passes,
             "last_pass": None if report is None else _summary(report),
+            "notes_known": self.indexer.files_seen,
+            "last_change": self.last_change,
         }
 
     def _loop(self) -> None:
@@ -149,11 +157,14 @@ class IndexWorker:
             return
         finally:
             self.phase = None
+            self.vault_read.set()
         self.passes += 1
         self.last_report = report
         if report.chunks_embedded or report.new or report.changed:
             trim_heap()
         self.state = "idle"
+        if report.new or report.changed or report.deleted or report.renamed:
+            self.last_change = time.time()
         if report.new or report.changed or report.deleted or report.renamed or report.skipped:
             log.info("indexed %s", _summary(report))
 
@@ -162,6 +173,8 @@ class IndexWorker:
             raise IndexingStopped
         self.phase = (phase, done, total)
         writes_done = phase == "write" and done == total
+        if writes_done:
+            self.vault_read.set()
         self.state = "embedding" if phase == "embed" or writes_done else "indexing"
 
 

@@ -342,6 +342,7 @@ class OwnerServer:
             name, args = params.get("name"), params.get("args")
             if not isinstance(name, str) or not (args is None or isinstance(args, dict)):
                 raise BadRequest("call takes a tool name and an args object")
+            runtime.wait_until_read(name)  # before the lock: the first pass needs it
             with runtime.open_lock():  # closed: VaultClosed, answered `owner_closing`
                 return runtime.call(name, args)
         if method == "note_page":

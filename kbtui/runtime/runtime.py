@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -21,6 +22,7 @@ from kbtui.indexing.indexer import Indexer, Progress
 from kbtui.indexing.watcher import VaultWatcher
 from kbtui.indexing.worker import IndexWorker
 from kbtui.models import IndexReport
+from kbtui.runtime.index_state import FIRST_READ_WAIT, WITH_INDEX_STATE, annotate, index_state
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.tools.envelope import UnavailableError, failure
 from kbtui.tools.registry import PUBLISHED
@@ -67,6 +69,7 @@ class VaultRuntime:
         )
         self._closing = threading.Lock()
         self._closed = False
+        self._read_deadline: float | None = None
 
     def start(self, catch_up: bool = True) -> None:
         """Load the model, start watching, then index in the background. The watcher starts
@@ -83,12 +86,27 @@ class VaultRuntime:
         self.worker.start(full=catch_up)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """One tool call under the lock; `kb.call` validates and never raises."""
+        """One tool call under the lock; `kb.call` validates and never raises. Reads say
+        what the index held when they ran (`index`)."""
+        self.wait_until_read(name)
         with self.lock:
             if self._closed:
                 closed = UnavailableError(f"the index of {self.settings.vault} is closed")
                 return failure(closed, spec.empty if (spec := PUBLISHED.get(name)) else None)
-            return self.kb.call(name, args)
+            answer = self.kb.call(name, args)
+            if name in WITH_INDEX_STATE:
+                annotate(answer, index_state(self.worker.status(), self.kb.store.stats()))
+            return answer
+
+    def wait_until_read(self, name: str) -> None:
+        """A read that arrives before the first pass has read the vault waits for it, up to
+        FIRST_READ_WAIT after the first such read (never while holding the store lock: the
+        pass needs it). Keyword results come as soon as the notes are written."""
+        if name not in WITH_INDEX_STATE or self.worker.vault_read.is_set():
+            return
+        if self._read_deadline is None:
+            self._read_deadline = time.monotonic() + FIRST_READ_WAIT
+        self.worker.vault_read.wait(max(0.0, self._read_deadline - time.monotonic()))
 
     @contextmanager
     def open_lock(self) -> Iterator[None]:
