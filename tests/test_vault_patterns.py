@@ -16,10 +16,10 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing import indexer as indexer_module
+from kbtui.indexing.indexer import Indexer
 from kbtui.models import IndexReport
-from kbtui.services import indexer as indexer_module
-from kbtui.services.indexer import Indexer
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault import parse
 
