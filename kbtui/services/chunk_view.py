@@ -11,6 +11,7 @@ from kbtui.services.cards import knowledge_card
 from kbtui.services.envelope import NotFoundError, ok
 from kbtui.services.search import make_snippet
 from kbtui.vault.chunk import reassemble
+from kbtui.vault.hidden import visible_markdown
 
 if TYPE_CHECKING:
     from kbtui.services.kb import KnowledgeBase
@@ -52,7 +53,7 @@ def get_chunk(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
         content=chunk["content"],
         chunk_index=chunk["chunk_index"],
         chunk_info=f"{chunk['chunk_index'] + 1}/{len(siblings)}",
-        knowledge_card=knowledge_card(fm, body, note["title"]),
+        knowledge_card=knowledge_card(fm, visible_markdown(body), note["title"]),
         cluster=kb.topics.cluster_of(note["entity_id"]),
         related_chunks=related,
         **note_urls(kb, note),
@@ -87,7 +88,7 @@ def related_chunks(
                 "entity_id": d["entity_id"],
                 "title": d["title"],
                 "author": author_of(fm),
-                "snippet": make_snippet(d["content"], ""),
+                "snippet": make_snippet(d["shown"], ""),
                 "similarity_score": round(min(1.0, max(0.0, sim)), 4),
                 "file_path": d["path"],
             }

@@ -196,7 +196,7 @@ class SearchService:
                     id=hit.entity_id,
                     type=d["type"],
                     title=d["title"],
-                    snippet=make_snippet(d["content"], query),
+                    snippet=make_snippet(d["shown"], query),
                     score=hit.score,
                     metadata={
                         "file_path": d["path"],
@@ -213,7 +213,10 @@ class SearchService:
 
 
 def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
-    """At most `limit` characters of the chunk, around the first query word it contains."""
+    """At most `limit` characters of the chunk, around the first query word it contains.
+
+    `content` is the chunk as Obsidian shows it (the store's `shown`: no comments, no HTML).
+    """
     lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
     text = re.sub(r"\s+", " ", plain_text("\n".join(lines) or content, keep_code=True))
     if len(text) <= limit:
