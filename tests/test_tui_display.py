@@ -63,7 +63,7 @@ def assert_rows_fit(app: KbApp) -> list[str]:
     assert len(lines) == SIZE[1]
     for line in lines:
         assert cell_len(line) == SIZE[0], line
-        assert terminal_cells(line) == SIZE[0], f"a terminal draws this row at another width: {line!r}"
+        assert terminal_cells(line) == SIZE[0], f"a terminal draws it at another width: {line!r}"
     return lines
 
 
