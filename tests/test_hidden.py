@@ -15,8 +15,8 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.indexer import INDEX_VERSION_KEY, Indexer, content_hash, embed_text
-from kbtui.services.kb import KnowledgeBase
+from kbtui.indexing.indexer import INDEX_VERSION_KEY, Indexer, content_hash, embed_text
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.chunk import chunk_body
 from kbtui.vault.hidden import MARKUP, HiddenText, visible_markdown

@@ -14,7 +14,7 @@ from rich.cells import cell_len
 from textual.widgets import Markdown, Static
 
 from kbtui.embed import HashEmbedder
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
 from kbtui.tui.screens.note import NoteScreen
