@@ -8,6 +8,7 @@ comment, `%%` inside code, a comment longer than a chunk, a hub note that is all
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,3 +153,21 @@ def test_an_older_index_follows(hub_kb: KnowledgeBase, real_embedder: FastEmbedd
     assert len(report.changed) == len({r[0] for r in store.note_states().values()})
     assert report.chunks_embedded == changed
     assert "%%" not in snippets(hub_kb, "table navigation plugin")["hub:advanced_tables"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a <!-- " * 140_000,  # unclosed HTML comments on one line
+        '<a x="' * 170_000,  # unclosed attribute quotes
+        "<button> " * 110_000,  # elements without their end tag
+        "%% ` `` " * 120_000,  # comment marks among unmatched backticks
+    ],
+    ids=["comments", "quotes", "buttons", "backticks"],
+)
+def test_a_megabyte_of_unclosed_markup_stays_linear(text: str) -> None:
+    """Guards against runaway scans (each was seconds to minutes when every "<" or "`"
+    searched to the end of the note); ~0.3 s each measured, 5 s is the alarm."""
+    started = time.perf_counter()
+    HiddenText(text).shown()
+    assert time.perf_counter() - started < 5.0

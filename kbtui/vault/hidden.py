@@ -34,6 +34,7 @@ INLINE_TAGS = frozenset(
     | {"kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup"}
     | {"time", "u", "var"}
 )
+MAX_TAG_CHARS = 16_384  # a longer "tag" is text: bounds the work on an unclosed quote
 _TAG_NAME = re.compile(r"<\s*(/?)\s*([A-Za-z][A-Za-z0-9-]*)")
 _TICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -122,24 +123,37 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
 
 def _code_inline(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """CommonMark code spans: a run of n backticks up to the next run of exactly n, within a
-    paragraph (a blank line ends the search); an unmatched run is literal text."""
+    paragraph (a blank line ends it); an unmatched run is literal text. Linear: each run is
+    read once, by its paragraph (as markdown-it does with its backtick cache)."""
     spans: list[tuple[int, int]] = []
+    for para_start, para_end in _paragraphs(text, start, end):
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, para_start, para_end)]
+        by_width: dict[int, list[int]] = {}
+        for n, (s, e) in enumerate(runs):
+            by_width.setdefault(e - s, []).append(n)
+        n = 0
+        while n < len(runs):
+            s, e = runs[n]
+            same = by_width[e - s]
+            k = bisect.bisect_right(same, n)
+            if k == len(same):  # no later run of this width: literal backticks
+                n += 1
+                continue
+            close = same[k]
+            spans.append((s, runs[close][1]))
+            n = close + 1
+    return spans
+
+
+def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """[start, end) cut at blank lines."""
+    out = []
     pos = start
-    while True:
-        opening = _TICKS.search(text, pos, end)
-        if opening is None:
-            return spans
-        width = len(opening.group())
-        blank = _BLANK_LINE.search(text, opening.end(), end)
-        limit = blank.start() if blank else end
-        closing = _TICKS.search(text, opening.end(), limit)
-        while closing is not None and len(closing.group()) != width:
-            closing = _TICKS.search(text, closing.end(), limit)
-        if closing is None:
-            pos = opening.end()
-            continue
-        spans.append((opening.start(), closing.end()))
-        pos = closing.end()
+    for blank in _BLANK_LINE.finditer(text, start, end):
+        out.append((pos, blank.start()))
+        pos = blank.end()
+    out.append((pos, end))
+    return out
 
 
 def _inside(spans: list[tuple[int, int]], starts: list[int], pos: int) -> int:
@@ -167,22 +181,55 @@ def _comment_spans(text: str, code: list[tuple[int, int]]) -> list[tuple[int, in
 
 
 def _markup_spans(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
+    """Tags by markdown-it's pattern, matched within their paragraph (as its inline parser
+    does: an unclosed quote or comment cannot run on through the note); a `<!--` that opens a
+    line runs to its `-->` or the end, as an HTML block does."""
     starts = [s for s, _ in code]
     spans: list[tuple[int, int, str, str]] = []
+    para_end = next_gt = -1
+    unclosed: dict[str, int] = {}  # element -> a position after which it has no end tag
     pos = text.find("<")
     while pos >= 0:
         skip = _inside(code, starts, pos)
-        found = HTML_TAG_RE.match(text, pos) if skip < 0 else None
+        if skip >= 0:
+            pos = text.find("<", skip)
+            continue
+        if pos >= para_end:
+            blank = _BLANK_LINE.search(text, pos)
+            para_end = blank.start() if blank else len(text)
+        if text.startswith("<!--", pos) and _opens_line(text, pos):
+            close = text.find("-->", pos + 4)
+            end = close + 3 if close >= 0 else len(text)
+            spans.append((pos, end, MARKUP, ""))
+            pos = text.find("<", end)
+            continue
+        if next_gt < pos:  # no tag without a ">": found once, not per "<"
+            gt = text.find(">", pos)
+            next_gt = gt if gt >= 0 else len(text)
+        limit = min(para_end, pos + MAX_TAG_CHARS)
+        found = HTML_TAG_RE.match(text, pos, limit) if next_gt < limit else None
         if found is None:
-            pos = text.find("<", max(skip, pos + 1))
+            pos = text.find("<", pos + 1)
             continue
         end = found.end()
         name = _TAG_NAME.match(found.group())
         closing, tag = (name.group(1), name.group(2).lower()) if name else ("", "")
-        if tag in DROPPED_ELEMENTS and not closing and not found.group().endswith("/>"):
-            close = re.compile(rf"</\s*{tag}\s*>", re.IGNORECASE).search(text, end)
-            end = close.end() if close else end
+        dropped = tag in DROPPED_ELEMENTS and not closing and not found.group().endswith("/>")
+        if dropped and unclosed.get(tag, len(text) + 1) > end:
+            close_tag = re.compile(rf"</\s*{tag}\s*>", re.IGNORECASE).search(text, end)
+            if close_tag is None:
+                unclosed[tag] = end
+            else:
+                end = close_tag.end()
         replacement = "" if not name or tag in INLINE_TAGS else " "
         spans.append((pos, end, MARKUP, replacement))
         pos = text.find("<", end)
     return spans
+
+
+def _opens_line(text: str, pos: int) -> bool:
+    """Only spaces or tabs between the line's start and `pos` (read back, not the line)."""
+    k = pos - 1
+    while k >= 0 and text[k] in " \t":
+        k -= 1
+    return k < 0 or text[k] == "\n"
