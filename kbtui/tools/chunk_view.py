@@ -8,7 +8,6 @@ from typing import Any
 from urllib.parse import quote
 
 from kbtui.search.cards import knowledge_card
-from kbtui.search.service import make_snippet
 from kbtui.tools.envelope import NotFoundError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
@@ -86,7 +85,7 @@ def related_chunks(
                 "entity_id": d["entity_id"],
                 "title": d["title"],
                 "author": author_of(fm),
-                "snippet": make_snippet(d["shown"], ""),
+                "snippet": parts.search.snippet(d, ""),
                 "similarity_score": round(min(1.0, max(0.0, sim)), 4),
                 "file_path": d["path"],
             }
