@@ -68,8 +68,8 @@ class HiddenText:
         end = len(self.text) if end is None else end
         out: list[str] = []
         pos = start
-        first = bisect.bisect_right(self._reach, start)
-        for s, e, kind, replacement in self.spans[first:]:
+        for i in range(bisect.bisect_right(self._reach, start), len(self.spans)):
+            s, e, kind, replacement = self.spans[i]
             if s >= end:
                 break
             if e <= pos or (kinds is not None and kind not in kinds):
