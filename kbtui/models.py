@@ -74,6 +74,8 @@ class NoteWrite:
     chunk_terms: tuple[dict[int, int], ...]
     chunk_lengths: tuple[int, ...]
     replaces: tuple[str, ...] = ()
+    # Each chunk's text as Obsidian shows it (kbtui.vault.hidden); "" when that is the content.
+    chunk_shown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

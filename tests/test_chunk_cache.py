@@ -18,7 +18,8 @@ def table_rows(store: Store) -> dict[int, dict[str, Any]]:
     """Every chunk row straight from SQL, shaped like chunk_details."""
     rows = store.con.execute("""
         SELECT c.cid, c.chunk_id, c.entity_id, c.chunk_index, c.heading, c.content,
-               c.start_pos, c.end_pos, n.type, n.title, n.path, n.folder
+               coalesce(c.shown, c.content), c.start_pos, c.end_pos, n.type, n.title, n.path,
+               n.folder
         FROM chunks c JOIN notes n USING (entity_id)""").fetchall()
     keys = [
         "cid",
@@ -27,6 +28,7 @@ def table_rows(store: Store) -> dict[int, dict[str, Any]]:
         "chunk_index",
         "heading",
         "content",
+        "shown",
         "start_pos",
         "end_pos",
         "type",
@@ -131,6 +133,7 @@ def fake_rows(cids: list[int], entity: str) -> dict[str, np.ndarray]:
         "end_pos": np.ones(len(cids)),
         "heading": np.array([f"h{c}" for c in cids], dtype=object),
         "content": np.array([f"text {c} ✓" for c in cids], dtype=object),
+        "shown": np.array([""] * len(cids), dtype=object),
     }
 
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import pty
+import re
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -62,7 +68,71 @@ def test_search_json_and_table(cli_vault: Path) -> None:
     assert response["total_found"] == 10 and response["query"] == "who worked on the watch project"
     assert "person:andrei_clodius" in [h["id"] for h in hits]
     table = kbtui("search", "Zephyr", "--vault", str(cli_vault), "--top-k", "2")
-    assert "technology:zephyr_rtos" in table.stdout and "[[" not in table.stdout
+    assert "Zephyr RTOS  tech/" in table.stdout and "[[" not in table.stdout
+    assert "technology:zephyr_rtos" not in table.stdout  # ids on request
+    with_ids = kbtui("search", "Zephyr", "--vault", str(cli_vault), "--top-k", "2", "--ids")
+    assert "technology:zephyr_rtos  Zephyr RTOS  tech/" in with_ids.stdout
+
+
+QUESTION = "who worked on the watch project"
+
+
+def result_groups(stdout: str) -> list[list[str]]:
+    return [group.splitlines() for group in stdout.strip().split("\n\n")]
+
+
+def test_search_fits_80_columns(cli_vault: Path) -> None:
+    """Each result: score, title and folder on one line, then at most two snippet lines,
+    every line within the width (COLUMNS, as a terminal of 80 columns gives it)."""
+    res = kbtui("search", QUESTION, "--vault", str(cli_vault), "--ids", env={"COLUMNS": "80"})
+    groups = result_groups(res.stdout)
+    assert res.returncode == 0 and len(groups) == 5
+    for head, *snippet in groups:
+        assert head[:4].replace(".", "").isdigit() and ":" in head  # score, then the id
+        assert 1 <= len(snippet) <= 2
+    assert max(len(line) for group in groups for line in group) <= 80
+    assert any(group[-1].endswith("…") for group in groups)  # long snippets are cut
+
+
+def test_search_in_a_real_terminal_fits_its_width(cli_vault: Path) -> None:
+    """Under a pseudo-terminal 60 columns wide (COLUMNS unset): the terminal's width."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 60, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kbtui.cli", "search", QUESTION, "--vault", str(cli_vault)],
+        stdin=child,
+        stdout=child,
+        stderr=subprocess.DEVNULL,
+        env={**env, "TERM": "xterm-256color"},
+    )
+    os.close(child)
+    chunks = []
+    with contextlib.suppress(OSError):  # EIO once the child has exited
+        while data := os.read(main, 65536):
+            chunks.append(data)
+    os.close(main)
+    assert proc.wait(timeout=300) == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode())
+    lines = [line for line in text.replace("\r", "").splitlines() if line.strip()]
+    assert len(lines) >= 10 and max(len(line) for line in lines) <= 60
+
+
+def test_piped_search_is_not_cut_at_80_columns(cli_vault: Path) -> None:
+    """`kbtui search ... | cat`: no terminal width to fit, so nothing is wrapped at 80."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    res = subprocess.run(
+        [sys.executable, "-m", "kbtui.cli", "search", QUESTION, "--vault", str(cli_vault)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    groups = result_groups(res.stdout)
+    assert res.returncode == 0 and len(groups) == 5
+    assert all(len(group) == 2 for group in groups)  # title line, the whole snippet on one
+    assert max(len(group[1]) for group in groups) > 80
+    assert "\x1b[" not in res.stdout  # no colour codes in a pipe
 
 
 def test_search_type_filter_and_empty_result(cli_vault: Path) -> None:

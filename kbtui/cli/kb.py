@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 from rich.markdown import Markdown
-from rich.table import Table
 from rich.text import Text
 
 from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
+from kbtui.cli.results import print_results
 
 
 @click.command()
@@ -28,6 +28,7 @@ from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
     default="hybrid",
     show_default=True,
 )
+@click.option("--ids", is_flag=True, help="Show each note's id (for kbtui get).")
 @json_option
 def search(
     vault: str | None,
@@ -38,6 +39,7 @@ def search(
     top_k: int,
     voice: bool,
     mode: str,
+    ids: bool,
     as_json: bool,
 ) -> None:
     """kb_search: hybrid (meaning + keyword) search, one result per note."""
@@ -52,12 +54,7 @@ def search(
     if not response["results"]:
         out.print("No results.")
         return
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for col in ("score", "id", "title", "snippet"):
-        table.add_column(col, overflow="fold")
-    for r in response["results"]:
-        table.add_row(f"{r['score']:.2f}", Text(r["id"]), Text(r["title"]), Text(r["snippet"]))
-    out.print(table)
+    print_results(out, response["results"], ids)
 
 
 @click.command()

@@ -27,6 +27,7 @@ from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
 from kbtui.vault.decode import DecodeError, decode_note
+from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.plain import plain_text
@@ -38,7 +39,11 @@ EMBED_BATCH = 256
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
 CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
+# Bump when what a chunk shows, embeds or indexes changes (kbtui.vault.hidden, plain.py):
+# 2 = without Obsidian comments and HTML markup.
+TEXT_VERSION = "2"
 INDEX_VERSION_KEY = "index_text_version"
+KEYWORD_HIDDEN = frozenset({MARKUP})  # what BM25 leaves out of a chunk
 
 
 def index_version(settings: Settings) -> str:
@@ -51,14 +56,15 @@ def index_version(settings: Settings) -> str:
     """
     return (
         f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
-        f"{settings.chunk_size}/{settings.chunk_overlap}-ids{ID_RULE_VERSION}"
+        f"text{TEXT_VERSION}-{settings.chunk_size}/{settings.chunk_overlap}-ids{ID_RULE_VERSION}"
     )
 
 
 def embed_text(title: str, heading: str, content: str) -> str:
     """What the model sees for a chunk: title and heading path for context, then plain prose.
 
-    Code blocks are left out unless the chunk is nothing but code.
+    `content` is the chunk as Obsidian shows it (no comments or HTML markup: the store's
+    `shown`). Code blocks are left out unless the chunk is nothing but code.
     """
     path = [h for h in heading.split(" > ") if h] if heading else []
     if path and path[0] == title:
@@ -71,7 +77,11 @@ def embed_text(title: str, heading: str, content: str) -> str:
 
 
 def keyword_text(title: str, heading: str, content: str) -> str:
-    """What BM25 indexes: everything, code identifiers included, the title weighted up."""
+    """What BM25 indexes: the text, code identifiers included, the title weighted up.
+
+    `content` is the chunk without HTML markup: words of tags and attributes (`button`,
+    `mod-cta`) are not the note's. Obsidian comments stay searchable, as in Obsidian.
+    """
     return "\n".join([title] * TITLE_WEIGHT + [heading, content])
 
 
@@ -300,8 +310,18 @@ class Indexer:
         if not chunks:
             props = properties_chunk(note.frontmatter)
             chunks = [props] if props is not None else []
-        texts = [embed_text(note.title, c.heading, c.content) for c in chunks]
-        counted = [term_counts(keyword_text(note.title, c.heading, c.content)) for c in chunks]
+        hidden = HiddenText(note.body)
+        # A properties chunk (empty span) is not body text: nothing of it is hidden.
+        shown = [hidden.shown(c.start, c.end) if c.end > c.start else c.content for c in chunks]
+        searched = [
+            hidden.shown(c.start, c.end, KEYWORD_HIDDEN) if c.end > c.start else c.content
+            for c in chunks
+        ]
+        texts = [embed_text(note.title, c.heading, v) for c, v in zip(chunks, shown, strict=True)]
+        counted = [
+            term_counts(keyword_text(note.title, c.heading, v))
+            for c, v in zip(chunks, searched, strict=True)
+        ]
         return NoteWrite(
             note=note,
             state=r.state,
@@ -313,6 +333,11 @@ class Indexer:
             chunk_terms=tuple(dict(c) for c, _ in counted),
             chunk_lengths=tuple(n for _, n in counted),
             replaces=replaces,
+            # "" when nothing is hidden; " " when everything is (still not the content).
+            chunk_shown=tuple(
+                "" if v == c.content else v if v.strip() else " "
+                for c, v in zip(chunks, shown, strict=True)
+            ),
         )
 
 

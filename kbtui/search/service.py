@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -174,6 +174,16 @@ class SearchService:
                 break
         return out
 
+    def snippet(self, chunk: dict[str, Any], query: str) -> str:
+        """The chunk's snippet; for a chunk Obsidian hides whole (inside a long `%%` comment,
+        found by its title or comment words), the note's first text a reader sees."""
+        if not _blank(chunk["shown"]):
+            return make_snippet(chunk["shown"], query)
+        for other in self.store.note_chunks(chunk["entity_id"]):
+            if not _blank(other["shown"]):
+                return make_snippet(other["shown"], query)
+        return ""
+
     def search(
         self,
         query: str,
@@ -196,7 +206,7 @@ class SearchService:
                     id=hit.entity_id,
                     type=d["type"],
                     title=d["title"],
-                    snippet=make_snippet(d["content"], query),
+                    snippet=self.snippet(d, query),
                     score=hit.score,
                     metadata={
                         "file_path": d["path"],
@@ -212,8 +222,15 @@ class SearchService:
         return results
 
 
+def _blank(text: str) -> bool:
+    return not text.strip()
+
+
 def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
-    """At most `limit` characters of the chunk, around the first query word it contains."""
+    """At most `limit` characters of the chunk, around the first query word it contains.
+
+    `content` is the chunk as Obsidian shows it (the store's `shown`: no comments, no HTML).
+    """
     lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
     text = re.sub(r"\s+", " ", plain_text("\n".join(lines) or content, keep_code=True))
     if len(text) <= limit:

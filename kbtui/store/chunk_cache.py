@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 COMPACT_FRACTION = 0.25
-TEXT_FIELDS = ("heading", "content")
+TEXT_FIELDS = ("heading", "content", "shown")  # shown: "" when it is the content
 INT_FIELDS = ("chunk_index", "start_pos", "end_pos")
 NOTE_COLUMNS = (  # the notes table, in the order writes give them
     "entity_id",
@@ -143,6 +143,7 @@ class ChunkCache:
             "chunk_index": index,
             "heading": self.texts["heading"][i],
             "content": self.texts["content"][i],
+            "shown": self.texts["shown"][i] or self.texts["content"][i],
             "start_pos": start,
             "end_pos": end,
             **{f: note[at] for f, at in zip(NOTE_FIELDS, _NOTE_AT, strict=True)},

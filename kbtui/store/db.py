@@ -31,7 +31,7 @@ from kbtui.store.recover import (
 )
 from kbtui.store.verify import Snapshot, snapshot
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -41,6 +41,11 @@ NOTE_SELECT = ", ".join(
     if c.endswith("_at")
     else c
     for c in NOTE_COLUMNS
+)
+# The chunks table in column order; `shown` arrives as "" when it is the content itself.
+CHUNK_SELECT = (
+    'cid, chunk_id, entity_id, idx, heading, content, start, "end", hash, n_terms, NULL, '
+    "nullif(shown::VARCHAR, '')"
 )
 
 
@@ -272,14 +277,16 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
                 "end",
                 "hash",
                 "n_terms",
+                "shown",
             )
         }
         post_term: list[int] = []
         post_cid: list[int] = []
         post_tf: list[int] = []
         for w in batch:
-            for chunk, chash, terms, length in zip(
-                w.chunks, w.chunk_hashes, w.chunk_terms, w.chunk_lengths, strict=True
+            shown = w.chunk_shown or ("",) * len(w.chunks)
+            for chunk, chash, terms, length, visible in zip(
+                w.chunks, w.chunk_hashes, w.chunk_terms, w.chunk_lengths, shown, strict=True
             ):
                 cid = self._next_cid
                 self._next_cid += 1
@@ -294,13 +301,14 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
                     ("end", chunk.end),
                     ("hash", chash),
                     ("n_terms", length),
+                    ("shown", visible),
                 ):
                     cols[key].append(value)
                 post_term.extend(terms.keys())
                 post_cid.extend([cid] * len(terms))
                 post_tf.extend(terms.values())
         if cols["cid"]:
-            self._bulk_insert("chunks", cols, extra_null=1)
+            self._bulk_insert("chunks", cols, select=CHUNK_SELECT)
         if post_term:
             self._bulk_insert(
                 "postings",
@@ -339,10 +347,10 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         return previous is not None
 
     def pending_embeddings(self, limit: int) -> list[tuple[int, str, str, str]]:
-        """(cid, title, heading, content) of chunks still waiting for a vector."""
+        """(cid, title, heading, shown text) of chunks still waiting for a vector."""
         rows = self.con.execute(
             """
-            SELECT c.cid, n.title, c.heading, c.content FROM chunks c
+            SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
             JOIN notes n USING (entity_id) WHERE c.embedding IS NULL ORDER BY c.cid LIMIT ?
             """,
             [limit],

@@ -156,7 +156,7 @@ class ReadQueries:
                 with self._id_table(added) as ids:
                     rows = self.con.execute(
                         f"""SELECT cid, entity_id, chunk_index, start_pos, end_pos, heading,
-                                   content FROM chunks
+                                   content, coalesce(shown, '') AS shown FROM chunks
                             WHERE cid >= {int(added[0])} AND cid IN (SELECT id FROM {ids})
                             ORDER BY cid"""
                     ).fetchnumpy()

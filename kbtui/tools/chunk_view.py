@@ -8,10 +8,10 @@ from typing import Any
 from urllib.parse import quote
 
 from kbtui.search.cards import knowledge_card
-from kbtui.search.service import make_snippet
 from kbtui.tools.envelope import NotFoundError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
+from kbtui.vault.hidden import visible_markdown
 
 _URL = re.compile(r"^(https?|ftp)://\S+$", re.IGNORECASE)
 _AUTHOR_KEYS = ("author", "authors", "creator", "by")
@@ -50,7 +50,7 @@ def get_chunk(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         content=chunk["content"],
         chunk_index=chunk["chunk_index"],
         chunk_info=f"{chunk['chunk_index'] + 1}/{len(siblings)}",
-        knowledge_card=knowledge_card(fm, body, note["title"]),
+        knowledge_card=knowledge_card(fm, visible_markdown(body), note["title"]),
         cluster=parts.topics.cluster_of(note["entity_id"]),
         related_chunks=related,
         **note_urls(parts, note),
@@ -85,7 +85,7 @@ def related_chunks(
                 "entity_id": d["entity_id"],
                 "title": d["title"],
                 "author": author_of(fm),
-                "snippet": make_snippet(d["content"], ""),
+                "snippet": parts.search.snippet(d, ""),
                 "similarity_score": round(min(1.0, max(0.0, sim)), 4),
                 "file_path": d["path"],
             }

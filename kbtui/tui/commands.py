@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from kbtui.cells import cell_safe
 from kbtui.tui.messages import OpenNote, ShowGraph
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class KbCommands(Provider):
             self.app.log.error(f"note list unavailable: {exc}")
             return
         for row in rows:
-            title = str(row.get("name") or row.get("title") or row["id"])
+            title = cell_safe(str(row.get("name") or row.get("title") or row["id"]))
             self.notes.append((title.lower(), title, str(row["id"])))
 
     @property

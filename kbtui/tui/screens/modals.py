@@ -16,6 +16,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Static
 
+from kbtui.cells import cell_safe
+
 
 class ConfirmMerge(ModalScreen[str | None]):
     """Asks which of two entities to keep. Dismisses with the kept id, or None: nothing
@@ -39,7 +41,7 @@ class ConfirmMerge(ModalScreen[str | None]):
             for n, entity in enumerate(self.pair, 1):
                 table.add_row(
                     Text(f"{n}.", style="bold"),
-                    Text(f"{entity['name']} ({entity['type']})", style="bold"),
+                    Text(cell_safe(f"{entity['name']} ({entity['type']})"), style="bold"),
                     Text(str(entity.get("source") or entity["id"]), style="dim"),
                 )
             yield Static(table)

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Markdown, Static
 
+from kbtui.cells import cell_safe
 from kbtui.tui.messages import NoteLoaded, OpenNote, ShowGraph
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.widgets.note_parts import (
@@ -19,8 +20,8 @@ from kbtui.tui.widgets.note_parts import (
     card_text,
     cluster_text,
     link_options,
-    linkify,
     metadata_table,
+    note_markdown,
     related_options,
 )
 from kbtui.tui.widgets.results import EntityList
@@ -139,9 +140,9 @@ class NoteScreen(KbScreen):
             self.kb.report_failure(note)
             return
         meta = note["metadata"]
-        heading = Text(str(note["title"]), style="bold")
+        heading = Text(cell_safe(str(note["title"])), style="bold")
         heading.append(f"  {note['type']}", style="cyan")
-        heading.append(f"  {note['id']} · {meta.get('file_path', '')}", style="dim")
+        heading.append(f"  {note['id']} · {cell_safe(str(meta.get('file_path', '')))}", style="dim")
         count = note["chunks_count"]
         heading.append(f"  · {count} chunk{'' if count == 1 else 's'}", style="dim")
         if self.history:
@@ -150,7 +151,7 @@ class NoteScreen(KbScreen):
         content = str(note["content"])
         if not content.strip():  # a properties-only note: say so instead of a blank pane
             content = "*No text in this note: its properties (right) are what it says.*"
-        await body.update(linkify(content))
+        await body.update(note_markdown(content))
         self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
         self.query_one("#note-meta", Static).update(metadata_table(meta))
         chunk = message.chunk if message.chunk.get("ok") else {}

@@ -14,6 +14,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
+from kbtui.cells import cell_safe
 from kbtui.tui.messages import OpenNote, SearchDone
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.widgets.results import EntityList, entity_option, result_option
@@ -78,7 +79,9 @@ class SearchScreen(KbScreen):
         for key, select_id in (("types", "type"), ("tags", "tag"), ("folders", "folder")):
             select = self.query_one(f"#{select_id}-filter", Select)
             current = select.value
-            options = [(f"{f['name']} ({f['count']})", str(f["name"])) for f in envelope[key]]
+            options = [
+                (cell_safe(f"{f['name']} ({f['count']})"), str(f["name"])) for f in envelope[key]
+            ]
             select.set_options(options)
             if key == "types":
                 self._types = [value for _, value in options]

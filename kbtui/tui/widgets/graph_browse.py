@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 from textual.widgets.option_list import Option
 
+from kbtui.cells import cell_safe
 from kbtui.tui.messages import ShowGraph
 from kbtui.tui.widgets.graph_walk import GraphPane
 from kbtui.tui.widgets.results import EntityList, entity_option
@@ -133,10 +134,10 @@ class DuplicatesPane(GraphPane):
         for pair in self.pairs:
             a, b = pair["entity1"], pair["entity2"]
             table.add_row(
-                Text(f"{a['name']} ({a['type']})"),
-                Text(f"{b['name']} ({b['type']})"),
+                Text(cell_safe(f"{a['name']} ({a['type']})")),
+                Text(cell_safe(f"{b['name']} ({b['type']})")),
                 f"{pair['similarity']:.2f}",
-                Text(" ≈ ".join(pair.get("matched") or []), style="dim"),
+                Text(cell_safe(" ≈ ".join(pair.get("matched") or [])), style="dim"),
             )
         info.update(
             Text(

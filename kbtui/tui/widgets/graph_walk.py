@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static, Tree
 from textual.widgets.option_list import Option
 
+from kbtui.cells import cell_safe
 from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN
 from kbtui.tui.widgets.results import EntityList, entity_option
 
@@ -28,12 +29,12 @@ def hop_text(rel: dict[str, Any], names: dict[str, dict[str, Any]]) -> Text:
     """One hop of a path, saying which way the relationship points: paths ignore direction."""
 
     def name(entity_id: str) -> str:
-        return str(names.get(entity_id, {}).get("title", entity_id))
+        return cell_safe(str(names.get(entity_id, {}).get("title", entity_id)))
 
     text = Text("   │ ", style="yellow")
     text.append(str(rel.get("type", "?")), style="bold yellow")
     if rel.get("label"):
-        text.append(f" ({rel['label']})", style="yellow")
+        text.append(f" ({cell_safe(str(rel['label']))})", style="yellow")
     if rel:
         text.append(f"   {name(rel['fromEntityId'])} → {name(rel['toEntityId'])}", style="dim")
     return text
@@ -96,13 +97,13 @@ class NeighboursPane(GraphPane):
             title.update(Text(f"✗ {found.get('message')}", style="bold red"))
             return
         label = next(iter(labels.get("entities") or []), {"title": entity_id, "type": ""})
-        head = Text(str(label["title"]), style="bold")
+        head = Text(cell_safe(str(label["title"])), style="bold")
         head.append(f"  {label['type']}  {entity_id}", style="dim")
         head.append(f"  ·  {found['entityCount']} neighbours", style="dim")
         if self.trail:
             head.append(f"  ·  backspace: back to {len(self.trail)} earlier", style="dim")
         title.update(head)
-        tree.root.set_label(Text(str(label["title"]), style="bold"))
+        tree.root.set_label(Text(cell_safe(str(label["title"])), style="bold"))
         tree.root.data = entity_id
         names = {e["id"]: e for e in found["entities"]}
         groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -119,10 +120,10 @@ class NeighboursPane(GraphPane):
             branch = tree.root.add(Text(f"{arrow} {rel_type} ({len(rels)})", style="cyan"))
             for rel in rels:
                 other = names.get(rel["other"], {"name": rel["other"], "type": ""})
-                leaf = Text(str(other["name"]), style="bold")
+                leaf = Text(cell_safe(str(other["name"])), style="bold")
                 leaf.append(f"  {other['type']}", style="cyan")
                 if rel.get("label"):
-                    leaf.append(f"  {rel['label']}", style="dim")
+                    leaf.append(f"  {cell_safe(str(rel['label']))}", style="dim")
                 branch.add_leaf(leaf, data=rel["other"])
         tree.root.expand_all()
         tree.cursor_line = 0
@@ -196,7 +197,7 @@ class PathPane(GraphPane):
                 rel = rels.get(result["path"]["relationshipIds"][i], {})
                 options.append(Option(hop_text(rel, names), disabled=True))
         status = Text(f"{result['hopCount']} hops: ", style="bold")
-        status.append(" → ".join(str(names.get(i, {}).get("title", i)) for i in ids))
+        status.append(cell_safe(" → ".join(str(names.get(i, {}).get("title", i)) for i in ids)))
         self.app.call_from_thread(self._show_status, status, options)
 
     def _resolve(self, name: str) -> str | None:

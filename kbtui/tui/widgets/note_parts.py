@@ -12,7 +12,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets.option_list import Option
 
+from kbtui.cells import cell_safe
 from kbtui.tui.widgets.results import entity_option
+from kbtui.vault.hidden import visible_markdown
 
 WIKILINK_SCHEME = "wikilink:"
 # Code first, so a [[link]] inside a fence or a code span is left as written.
@@ -24,20 +26,31 @@ HIDDEN_METADATA = frozenset(
 )
 
 
-def linkify(markdown: str) -> str:
-    """`[[target#heading|label]]` as a markdown link the Markdown widget can follow."""
+def note_markdown(markdown: str) -> str:
+    """A note's markdown for the view: what Obsidian's reading view hides left out
+    (`%%comments%%`, HTML markup), wikilinks made followable, text made width-safe."""
+    return linkify(visible_markdown(markdown))
 
-    def replace(match: re.Match[str]) -> str:
+
+def linkify(markdown: str) -> str:
+    """`[[target#heading|label]]` as a markdown link the Markdown widget can follow. Text is
+    made width-safe (kbtui.cells); link targets stay as written, so they still resolve."""
+    out: list[str] = []
+    pos = 0
+    for match in _LINKS.finditer(markdown):
+        out.append(cell_safe(markdown[pos : match.start()]))
+        pos = match.end()
         if match.group(1):
-            return match.group(1)
+            out.append(cell_safe(match.group(1)))
+            continue
         target, _, label = match.group(3).partition("|")
         name, _, heading = target.partition("#")
         shown = label.strip() or (f"{name.strip()} › {heading.strip()}" if heading else name)
-        shown = shown.replace("[", "(").replace("]", ")")
+        shown = cell_safe(shown.replace("[", "(").replace("]", ")"))
         href = (WIKILINK_SCHEME + name.strip()).replace(">", "")
-        return f"[{shown.strip()}](<{href}>)"
-
-    return _LINKS.sub(replace, markdown)
+        out.append(f"[{shown.strip()}](<{href}>)")
+    out.append(cell_safe(markdown[pos:]))
+    return "".join(out)
 
 
 def metadata_table(metadata: dict[str, Any]) -> RenderableType:
@@ -47,7 +60,9 @@ def metadata_table(metadata: dict[str, Any]) -> RenderableType:
     for key, value in metadata.items():
         if key in HIDDEN_METADATA or value in (None, "", [], {}):
             continue
-        table.add_row(Text(key), Text(_value_text(value)))  # values are not Rich markup
+        table.add_row(
+            Text(cell_safe(key)), Text(cell_safe(_value_text(value)))
+        )  # values are not Rich markup
     return table
 
 
@@ -63,11 +78,11 @@ def card_text(chunk: dict[str, Any]) -> Text:
     card = chunk.get("knowledge_card") or {}
     text = Text()
     if card.get("summary"):
-        text.append(str(card["summary"]) + "\n")
+        text.append(cell_safe(str(card["summary"])) + "\n")
     for point in card.get("takeaways") or []:
         text.append("• ", style="green")
-        text.append(str(point) + "\n")
-    if card.get("source"):
+        text.append(cell_safe(str(point)) + "\n")
+    if card.get("source") and text.plain:  # a source alone ("(extracted)") says nothing
         text.append(f"({card['source']})", style="dim")
     return text if text.plain else Text("no card", style="dim")
 
@@ -108,9 +123,9 @@ def related_options(chunk: dict[str, Any]) -> list[Option]:
             continue
         seen.add(entity)
         line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(str(related.get("title") or entity), style="bold")
+        line.append(cell_safe(str(related.get("title") or entity)), style="bold")
         line.append(f"  {float(related.get('similarity_score', 0)):.2f}", style="green")
-        snippet = Text(" ".join(str(related.get("snippet", "")).split()), style="dim")
+        snippet = Text(cell_safe(" ".join(str(related.get("snippet", "")).split())), style="dim")
         snippet.truncate(160, overflow="ellipsis")
         options.append(Option(Text("\n").join([line, snippet]), id=entity))
     return options

@@ -9,29 +9,34 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from kbtui.cells import cell_safe
+
 SNIPPET_WIDTH = 200
 
 
 def result_option(result: dict[str, Any]) -> Option:
     """A search hit: title, type and score on the first line, the snippet below."""
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(str(result.get("title") or result["id"]), style="bold")
+    line.append(cell_safe(str(result.get("title") or result["id"])), style="bold")
     line.append(f"  {result.get('type', '')}", style="cyan")
     line.append(f"  {float(result.get('score', 0.0)):.2f}", style="green")
     heading = (result.get("metadata") or {}).get("heading")
     if heading and heading != result.get("title"):
-        line.append(f"  § {heading}", style="dim")
-    snippet = Text(" ".join(str(result.get("snippet", "")).split())[:SNIPPET_WIDTH], style="dim")
+        line.append(f"  § {cell_safe(str(heading))}", style="dim")
+    shown = cell_safe(" ".join(str(result.get("snippet", "")).split())[:SNIPPET_WIDTH])
+    snippet = Text(shown, style="dim")
     return Option(Text("\n").join([line, snippet]), id=str(result["id"]))
 
 
 def entity_option(entity: dict[str, Any], detail: str = "") -> Option:
     """An entity on one line: title, type, then `detail` (a path, counts, a relation)."""
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(str(entity.get("title") or entity.get("name") or entity["id"]), style="bold")
+    line.append(
+        cell_safe(str(entity.get("title") or entity.get("name") or entity["id"])), style="bold"
+    )
     line.append(f"  {entity.get('type', '')}", style="cyan")
     if detail:
-        line.append(f"  {detail}", style="dim")
+        line.append(f"  {cell_safe(detail)}", style="dim")
     return Option(line, id=str(entity["id"]))
 
 

@@ -7,6 +7,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from kbtui.cells import cell_safe
+
 STATE_STYLE = {"idle": "green", "indexing": "yellow", "embedding": "yellow", "queued": "yellow"}
 
 
@@ -45,7 +47,7 @@ def status_text(
     index: dict[str, Any] = status.get("index") or {}
     stats: dict[str, Any] = status.get("stats") or {}
     state = str(index.get("state", "?"))
-    text.append(f" {vault} ", style="bold")
+    text.append(f" {cell_safe(vault)} ", style="bold")
     if status.get("role") == "client":  # another kbtui process owns the index
         text.append(f"(via pid {status.get('pid')}) ", style="dim")
     text.append("│ indexer ")
