@@ -79,7 +79,8 @@ class GraphStore(UsageStore):
 
     def meta(self, key: str) -> str | None: ...
 
-    def transaction(self) -> AbstractContextManager[None]: ...
+    def transaction(self) -> AbstractContextManager[None]:
+        raise NotImplementedError  # Store's
 
     def set_meta(self, key: str, value: str) -> None: ...
 
