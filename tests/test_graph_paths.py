@@ -19,11 +19,12 @@ from tests import graph_oracle
 def relate(store: Store, edges: list[tuple[str, str]]) -> None:
     """Relationships written the way the store writes them (rel ids, hashed keys)."""
     store.con.execute("DELETE FROM relationships")
-    store.con.executemany(
-        """INSERT INTO relationships VALUES
-           (?, ?, ?, 'RELATED_TO', NULL, 1.0, 'test.md', hash(?), hash(?))""",
-        [(f"rel_{i}", a, b, a, b) for i, (a, b) in enumerate(edges)],
-    )
+    if edges:
+        store.con.executemany(
+            """INSERT INTO relationships VALUES
+               (?, ?, ?, 'RELATED_TO', NULL, 1.0, 'test.md', hash(?), hash(?))""",
+            [(f"rel_{i}", a, b, a, b) for i, (a, b) in enumerate(edges)],
+        )
     store.relationships_changed()
 
 
