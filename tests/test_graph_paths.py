@@ -134,3 +134,18 @@ def test_sql_paths_equal_a_reference_bfs(
         for step, (a, b) in enumerate(itertools.pairwise(ids)):
             between = [i for i, e in enumerate(edges) if e in ((a, b), (b, a))]
             assert between and rels[step] == min(f"rel_{i}" for i in between)
+
+
+def test_an_index_from_schema_4_gets_its_path_tables(tmp_path: Path) -> None:
+    """Opening an index written before the path tables derives them from its relationships."""
+    old = Store(tmp_path / "old.duckdb")
+    relate(old, [("a", "b"), ("b", "c")])
+    old.con.execute("DROP TABLE graph_edges")
+    old.con.execute("DROP TABLE graph_nodes")
+    old.set_meta("schema_version", "4")
+    old.close()
+    upgraded = Store(tmp_path / "old.duckdb")
+    try:
+        assert upgraded.shortest_path("a", "c", 2) == (["a", "b", "c"], ["rel_0", "rel_1"])
+    finally:
+        upgraded.close()
