@@ -8,12 +8,18 @@ notes, relationships with their hashed keys), not parsed from 100k markdown file
 take most of an hour and measure the indexer instead. Half the relationships are uniform
 (the worst case for a BFS: every hop multiplies the frontier by ~20), half attach to hubs.
 Prints p50/p95 of kg_find_path (maxHops 5 and 3, connected and unreachable pairs) and of
-kg_get_neighbors (both directions, limit 20), plus the load time.
+kg_get_neighbors (both directions, limit 20), plus the load time. kg_find_path runs twice on
+the same calls: "sql" is the product (kbtui/store/graph_paths.py); "numpy" is the in-memory
+BFS it replaced, kept as the test oracle (tests/graph_oracle.py), for a before/after in one
+run. Then one note is deleted (its relationships go; the store updates the path tables in
+that transaction) and the first path search after it is timed. --explain prints EXPLAIN
+ANALYZE of the path query for the slowest pair.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import sys
@@ -21,13 +27,17 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_common import cpu_times, machine_note, percentiles
 
 from kbtui.config import Settings
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
+from kbtui.store.graph_paths import PATH_SQL
+from tests import graph_oracle
 
 TYPES = ["person", "project", "organization", "technology", "concept"]
 REL_TYPES = ["WORKS_ON", "MEMBER_OF", "USES", "DEPENDS_ON", "REFERENCES", "RELATED_TO"]
@@ -69,11 +79,68 @@ def timed(kb: KnowledgeBase, calls: Sequence[tuple[str, Mapping[str, object]]]) 
     return samples
 
 
+def numpy_engine(store: Store) -> None:
+    """Route this store's path searches through the old numpy BFS (adjacency loaded once)."""
+    t0 = time.perf_counter()
+    adjacency = graph_oracle.Adjacency(store.con)
+    print(f"numpy adjacency loaded in {time.perf_counter() - t0:.2f} s")
+
+    def search(start: str, goal: str, max_hops: int) -> tuple[list[str], list[str]] | None:
+        if start == goal:
+            return [start], []
+        keys = store._keys([start, goal])
+        return graph_oracle.shortest_path(store.con, adjacency, start, (keys[0], keys[1]), max_hops)
+
+    store.shortest_path = search  # type: ignore[method-assign]
+
+
+def explain(store: Store, params: dict[str, object], out: Path) -> None:
+    """EXPLAIN ANALYZE's timings, one line per operator (the boxed plan is 200 columns)."""
+    store.con.execute("SET enable_profiling = 'json'")
+    store.con.execute(f"SET profiling_output = '{out}'")
+    store.con.execute(PATH_SQL, params).fetchall()
+    store.con.execute("SET enable_profiling = 'no_output'")
+    profile = json.loads(out.read_text())
+    print(f"total {profile['latency'] * 1000:.1f} ms (operators with >= 0.1 ms; rows summed")
+    print("over the recursion's iterations)")
+
+    def walk(node: dict[str, Any], depth: int) -> None:
+        ms = node.get("operator_timing", 0) * 1000
+        name = node.get("operator_name") or node.get("operator_type", "")
+        if ms >= 0.1:
+            info = node.get("extra_info") or {}
+            detail = info.get("Table") or info.get("Conditions") or ""
+            print(
+                f"{'  ' * depth}{name.strip()} {ms:.1f} ms, "
+                f"{node.get('operator_cardinality', 0)} rows {str(detail)[:60]}"
+            )
+        for child in node.get("children", []):
+            walk(child, depth + (1 if ms >= 0.1 else 0))
+
+    for child in profile["children"]:
+        walk(child, 0)
+
+
+def path_lines(kb: KnowledgeBase, engine: str, pairs: list[tuple[str, str]], lonely: str) -> None:
+    path = [("kg_find_path", {"fromEntityId": a, "toEntityId": b}) for a, b in pairs]
+    timed(kb, path[:5])  # warm
+    found = [kb.call(*c)["hopCount"] for c in path]
+    print(f"[{engine}] hops found (maxHops 5): {sorted(found)}")
+    print(f"[{engine}] kg_find_path maxHops 5     {percentiles(timed(kb, path))}")
+    short = [(n, {**a, "maxHops": 3}) for n, a in path]
+    print(f"[{engine}] kg_find_path maxHops 3     {percentiles(timed(kb, short))}")
+    none = [("kg_find_path", {"fromEntityId": a, "toEntityId": lonely}) for a, _ in pairs]
+    print(f"[{engine}] kg_find_path unreachable   {percentiles(timed(kb, none))}")
+    far = [(n, {**a, "maxHops": 1}) for n, a in path]
+    print(f"[{engine}] kg_find_path not in 1 hop  {percentiles(timed(kb, far))}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--entities", type=int, default=100_000)
     parser.add_argument("--relationships", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE one slow case")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kbtui-kg-"))
     try:
@@ -87,6 +154,9 @@ def main() -> None:
         print(
             f"loaded {entities} entities, {rels} relationships in {time.perf_counter() - t0:.1f} s"
         )
+        t0 = time.perf_counter()
+        store.relationships_changed()  # the bulk load bypassed the store: derive path tables
+        print(f"path tables rebuilt from every relationship in {time.perf_counter() - t0:.1f} s")
         kb = KnowledgeBase(settings, store, None)
         rng = random.Random(1)
         ids = [f"e:n{rng.randrange(args.entities)}" for _ in range(2 * args.rounds)]
@@ -97,21 +167,42 @@ def main() -> None:
             " FROM notes LIMIT 1",
             [lonely],
         )
-        path = [("kg_find_path", {"fromEntityId": a, "toEntityId": b}) for a, b in pairs]
-        timed(kb, path[:5])  # warm
         started_cpu = cpu_times()
-        found = [kb.call(*c)["hopCount"] for c in path]
-        print(f"hops found (maxHops 5): {sorted(found)}")
-        print(f"kg_find_path maxHops 5     {percentiles(timed(kb, path))}")
-        short = [(n, {**a, "maxHops": 3}) for n, a in path]
-        print(f"kg_find_path maxHops 3     {percentiles(timed(kb, short))}")
-        none = [("kg_find_path", {"fromEntityId": a, "toEntityId": lonely}) for a, _ in pairs]
-        print(f"kg_find_path unreachable   {percentiles(timed(kb, none))}")
+        path_lines(kb, "sql", pairs, lonely)
+        slowest = max(
+            pairs,
+            key=lambda p: timed(
+                kb, [("kg_find_path", dict(zip(("fromEntityId", "toEntityId"), p, strict=True)))]
+            )[0],
+        )
+        t0 = time.perf_counter()
+        gone = next(f"e:n{i}" for i in range(1, 100) if f"e:n{i}" not in ids)
+        store.delete_notes([gone])  # thousands of relationships go; path tables follow
+        changed = (time.perf_counter() - t0) * 1000
+        first = timed(
+            kb, [("kg_find_path", {"fromEntityId": a, "toEntityId": b}) for a, b in pairs[:3]]
+        )
+        print(
+            f"[sql] a note deleted in {changed:.0f} ms; the next 3 kg_find_path calls "
+            f"{', '.join(f'{t:.1f}' for t in first)} ms"
+        )
+        print(f"while measuring sql: {machine_note(started_cpu)}")
+        started_cpu = cpu_times()
+        sql_search = store.shortest_path
+        numpy_engine(store)
+        path_lines(kb, "numpy", pairs, lonely)
+        print(f"while measuring numpy: {machine_note(started_cpu)}")
+        store.shortest_path = sql_search  # type: ignore[method-assign]
+        started_cpu = cpu_times()
         near = [("kg_get_neighbors", {"entityId": a}) for a in ids]
         print(f"kg_get_neighbors both      {percentiles(timed(kb, near))}")
         hub = [("kg_get_neighbors", {"entityId": "e:n0", "direction": "incoming"})] * 20
         print(f"kg_get_neighbors hub in    {percentiles(timed(kb, hub))}")
         print(f"while measuring: {machine_note(started_cpu)}")
+        if args.explain:
+            params = {"start": slowest[0], "goal": slowest[1], "max_hops": 5}
+            print(f"EXPLAIN ANALYZE of the path query, {slowest[0]} -> {slowest[1]}:")
+            explain(store, params, work / "profile.json")
         kb.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,4 +1,5 @@
-"""kg_find_path's search on a real DuckDB file, checked against a plain BFS in Python."""
+"""kg_find_path's recursive SQL on a real DuckDB file, checked against a plain BFS in Python
+and against the numpy search it replaced (tests/graph_oracle.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,34 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtui.store import Store
+from tests import graph_oracle
 
 
 def relate(store: Store, edges: list[tuple[str, str]]) -> None:
     """Relationships written the way the store writes them (rel ids, hashed keys)."""
     store.con.execute("DELETE FROM relationships")
-    store.con.executemany(
-        """INSERT INTO relationships VALUES
-           (?, ?, ?, 'RELATED_TO', NULL, 1.0, 'test.md', hash(?), hash(?))""",
-        [(f"rel_{i}", a, b, a, b) for i, (a, b) in enumerate(edges)],
-    )
+    if edges:
+        store.con.executemany(
+            """INSERT INTO relationships VALUES
+               (?, ?, ?, 'RELATED_TO', NULL, 1.0, 'test.md', hash(?), hash(?))""",
+            [(f"rel_{i}", a, b, a, b) for i, (a, b) in enumerate(edges)],
+        )
     store.relationships_changed()
+
+
+def oracle_path(store: Store, start: str, goal: str, max_hops: int) -> list[str] | None:
+    """The numpy engine kbtui used before the SQL one: entity ids of its path, or None."""
+    if start == goal:
+        return [start]
+    keys = store._keys([start, goal])
+    found = graph_oracle.shortest_path(
+        store.con, graph_oracle.Adjacency(store.con), start, (keys[0], keys[1]), max_hops
+    )
+    return found[0] if found else None
 
 
 def bfs_hops(edges: list[tuple[str, str]], start: str, goal: str) -> int | None:
@@ -77,3 +93,59 @@ def test_random_graphs_give_shortest_paths(store: Store) -> None:
                     assert frozenset((a, b)) in pairs
                     index = int(rels[step].removeprefix("rel_"))
                     assert frozenset(edges[index]) == frozenset((a, b))
+
+
+NODES = [f"n{i}" for i in range(12)]
+graphs = st.lists(st.tuples(st.sampled_from(NODES), st.sampled_from(NODES)), max_size=30)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    edges=graphs,
+    queries=st.lists(
+        st.tuples(
+            st.sampled_from(NODES),
+            st.sampled_from(NODES),
+            st.one_of(st.just(1), st.just(10), st.integers(1, 10)),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_sql_paths_equal_a_reference_bfs(
+    store: Store, edges: list[tuple[str, str]], queries: list[tuple[str, str, int]]
+) -> None:
+    """Random graphs with multi-edges, self-links and unreachable pairs: found exactly when
+    the reference BFS reaches the goal within maxHops, with its hop count, over real
+    relationships (the smallest id between two entities), as the numpy engine answered."""
+    relate(store, edges)
+    for start, goal, max_hops in queries:
+        want = bfs_hops(edges, start, goal)
+        found = store.shortest_path(start, goal, max_hops)
+        old = oracle_path(store, start, goal, max_hops)
+        if want is None or want > max_hops:
+            assert found is None and old is None, (start, goal, max_hops)
+            continue
+        assert found is not None and old is not None, (start, goal, max_hops, want)
+        ids, rels = found
+        assert len(rels) == want == len(old) - 1 and ids[0] == start and ids[-1] == goal
+        for step, (a, b) in enumerate(itertools.pairwise(ids)):
+            between = [i for i, e in enumerate(edges) if e in ((a, b), (b, a))]
+            assert between and rels[step] == min(f"rel_{i}" for i in between)
+
+
+def test_an_index_from_schema_4_gets_its_path_tables(tmp_path: Path) -> None:
+    """Opening an index written before the path tables derives them from its relationships."""
+    old = Store(tmp_path / "old.duckdb")
+    relate(old, [("a", "b"), ("b", "c")])
+    old.con.execute("DROP TABLE graph_edges")
+    old.con.execute("DROP TABLE graph_nodes")
+    old.set_meta("schema_version", "4")
+    old.close()
+    upgraded = Store(tmp_path / "old.duckdb")
+    try:
+        assert upgraded.shortest_path("a", "c", 2) == (["a", "b", "c"], ["rel_0", "rel_1"])
+    finally:
+        upgraded.close()

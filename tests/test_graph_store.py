@@ -16,9 +16,12 @@ def relationships(store: Store) -> set[tuple[str, ...]]:
 
 
 def assert_same_as_rebuild(store: Store) -> set[tuple[str, ...]]:
-    incremental = relationships(store)
+    """Relationships and the path tables derived from them, both kept incrementally."""
+    incremental, edges = relationships(store), store.snapshot().rows["graph_edges"]
     store.rebuild_relationships()
     assert relationships(store) == incremental
+    assert store.snapshot().rows["graph_edges"] == edges
+    assert len(edges) == 2 * len({frozenset(r[1:3]) for r in incremental})
     return incremental
 
 
@@ -42,14 +45,20 @@ def test_incremental_relinking_matches_a_full_rebuild(settings: Settings, store:
     vault = settings.vault
     # A note that did not exist: [[Someday Ideas]] links now resolve to it.
     (vault / "Someday Ideas.md").write_text("# Someday Ideas\n\n- a watch for dogs\n")
+    assert store.shortest_path("person:andrei_clodius", "note:someday_ideas", 10) is None
     indexer.run(embed=False)
+    # the write itself kept the path tables current (assert_same_as_rebuild rebuilds them)
+    path = store.shortest_path("person:andrei_clodius", "note:someday_ideas", 1)
+    assert path and path[0] == ["person:andrei_clodius", "note:someday_ideas"]
     after = assert_same_as_rebuild(store)
     assert {r[1] for r in after if r[2] == "note:someday_ideas"} >= {"person:andrei_clodius"}
     # An alias removed: links that used it stop resolving; a deleted note loses its edges.
     ble = vault / "tech/bluetooth_le.md"
     ble.write_text(ble.read_text().replace("BLE", "Bluetooth Low Energy"))
+    maya = store.shortest_path("person:andrei_clodius", "person:maya_okafor", 10)
     (vault / "people/maya_okafor.md").unlink()
     indexer.run(embed=False)
+    assert maya and store.shortest_path("person:andrei_clodius", "person:maya_okafor", 10) is None
     final = assert_same_as_rebuild(store)
     assert not any("person:maya_okafor" in (r[1], r[2]) for r in final)
     assert len(final) < len(after) and len(after) > len(before)

@@ -16,6 +16,7 @@ from rich.text import Text
 from kbtui.cli.common import err, opened_vault, out, settings_for, vault_option
 from kbtui.cli.kb import KB_COMMANDS
 from kbtui.cli.mcp import MCP_COMMANDS
+from kbtui.cli.sql import SQL_COMMANDS
 from kbtui.config import Settings
 from kbtui.models import IndexReport
 from kbtui.store import DatabaseError, StoreError
@@ -128,5 +129,5 @@ def _print_report(report: IndexReport, settings: Settings) -> None:
 
 for _command in KB_COMMANDS:
     main.add_command(_command)
-for _command in MCP_COMMANDS:
+for _command in (*MCP_COMMANDS, *SQL_COMMANDS):
     main.add_command(_command)

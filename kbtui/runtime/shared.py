@@ -41,7 +41,13 @@ EmbedderFactory = Callable[[], Embedder | None]
 T = TypeVar("T")
 
 # Calls that change nothing but usage counters: safe to run again on the next owner.
-REPEATABLE = READS | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex"}
+REPEATABLE = READS | {
+    "app_facets",
+    "app_list_entities",
+    "app_entity_labels",
+    "app_reindex",
+    "app_sql",
+}
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 
 _owned: set[str] = set()  # index folders this process owns (DuckDB would let it open twice)

@@ -11,7 +11,15 @@ import sys
 if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None  # type: ignore[assignment]
 
+from kbtui.store.console import QueryRefused
 from kbtui.store.db import DatabaseError, Store
 from kbtui.store.recover import StoreDamagedError, StoreError, StoreLockedError
 
-__all__ = ["DatabaseError", "Store", "StoreDamagedError", "StoreError", "StoreLockedError"]
+__all__ = [
+    "DatabaseError",
+    "QueryRefused",
+    "Store",
+    "StoreDamagedError",
+    "StoreError",
+    "StoreLockedError",
+]

@@ -8,11 +8,20 @@ from typing import Any
 
 import duckdb
 
+from kbtui.store import console
+
 
 class BrowseQueries:
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
+
+    def read_only_query(
+        self, sql: str, max_rows: int
+    ) -> tuple[list[str], list[tuple[Any, ...]], bool]:
+        """A person's own SELECT (`kbtui sql`), refused unless it is one read-only
+        statement (kbtui.store.console): columns, rows, whether rows were left out."""
+        return console.read_only_query(self.con, sql, max_rows)
 
     def type_counts(self) -> list[tuple[str, int]]:
         """(type, notes) by count, most first."""

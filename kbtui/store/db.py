@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM, NoteWrite
+from kbtui.store import graph_paths
 from kbtui.store.browse import BrowseQueries
 from kbtui.store.chunk_cache import NOTE_COLUMNS
 from kbtui.store.extensions import extension_path
@@ -130,6 +131,8 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
             script = next(p for p in scripts.iterdir() if p.name.startswith(f"{number:03d}_"))
             with self.transaction():
                 self.con.execute(script.read_text())
+                if number == 5:  # the path tables start from the relationships there are
+                    graph_paths.rebuild(self.con)
                 self.set_meta("schema_version", str(number))
         self._check_graph_keys()
 

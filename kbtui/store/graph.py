@@ -10,6 +10,7 @@ apart, keyed by entity id, so re-indexing content never resets them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import duckdb
@@ -32,13 +33,15 @@ class GraphStore(UsageStore):
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
-    _adjacency: graph_paths.Adjacency | None = None  # until the relationships change
 
     def _bulk_insert(
         self, table: str, columns: dict[str, Any], extra_null: int = 0, select: str = "*"
     ) -> None: ...
 
     def meta(self, key: str) -> str | None: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        raise NotImplementedError  # Store's
 
     def set_meta(self, key: str, value: str) -> None: ...
 
@@ -61,8 +64,8 @@ class GraphStore(UsageStore):
         )
 
     def _relink(self, ids: Sequence[str], old_keys: Sequence[str]) -> None:
-        """Recompute relationships touching `ids` and links whose target named them."""
-        self.relationships_changed()
+        """Recompute relationships touching `ids` and links whose target named them, and
+        the path tables' edges of every entity whose relationships were rewritten."""
         keys = sorted(set(old_keys) | set(self._old_keys(ids)))
         params = {"ids": list(ids), "keys": keys}
         self.con.execute(
@@ -80,6 +83,8 @@ class GraphStore(UsageStore):
             "entity_names WHERE entity_id IN (SELECT entity_id FROM _relink))",
             "r.entity_id IN (SELECT entity_id FROM _relink)",
         )
+        row = self.con.execute("SELECT list(hash(entity_id)) FROM _relink").fetchone()
+        graph_paths.update(self.con, row[0] if row and row[0] else [])
         self.con.execute("DROP TABLE _relink")
 
     def _insert_relationships(self, links_where: str, target_where: str = "TRUE") -> None:
@@ -87,9 +92,9 @@ class GraphStore(UsageStore):
 
     def rebuild_relationships(self) -> None:
         """Derive every relationship again (after a migration or for tests)."""
-        self.relationships_changed()
         self.con.execute("DELETE FROM relationships")
         self._insert_relationships("TRUE")
+        graph_paths.rebuild(self.con)
 
     # -- reads ----------------------------------------------------------------------------
     def entity_rows(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -186,6 +191,7 @@ class GraphStore(UsageStore):
         self.con.execute(
             "UPDATE relationships SET source_key = hash(source_id), target_key = hash(target_id)"
         )
+        graph_paths.rebuild(self.con)
         self.set_meta("hash_probe", probe)
         self.con.execute("COMMIT")
 
@@ -257,20 +263,18 @@ class GraphStore(UsageStore):
         return [r[0] for r in rows]
 
     def relationships_changed(self) -> None:
-        """Drop the in-memory adjacency; the next path search reads the table again."""
-        self._adjacency = None
+        """Derive the path tables again after `relationships` was written directly (bulk
+        loads, tests); the store's own writes keep them current incrementally."""
+        with self.transaction():
+            graph_paths.rebuild(self.con)
 
     def shortest_path(
         self, start: str, goal: str, max_hops: int
     ) -> tuple[list[str], list[str]] | None:
+        """A shortest path within `max_hops`, walking relationships either way."""
         if start == goal:
             return [start], []
-        if self._adjacency is None:
-            self._adjacency = graph_paths.Adjacency(self.con)
-        start_key, goal_key = self._keys([start, goal])
-        return graph_paths.shortest_path(
-            self.con, self._adjacency, start, (start_key, goal_key), max_hops
-        )
+        return graph_paths.shortest_path(self.con, start, goal, max_hops)
 
     def set_relationship_meta(self, rel_id: str, confidence: float) -> None:
         self.con.execute(

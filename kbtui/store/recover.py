@@ -70,6 +70,8 @@ CHECKS = (
     "SELECT count(*), sum(length(key)) FROM entity_names",
     "SELECT count(*), sum(source_key), sum(length(rel_id)) FROM relationships",
     "SELECT count(*), sum(access_count) FROM entity_usage",
+    "SELECT count(*), sum(node), sum(key), sum(length(entity_id)) FROM graph_nodes",
+    "SELECT count(*), sum(a), sum(b), sum(length(rel_id)) FROM graph_edges",
 )
 
 

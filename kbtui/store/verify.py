@@ -24,6 +24,9 @@ TABLES: dict[str, str] = {
     "entity_names": "SELECT entity_id, key, priority FROM entity_names",
     "relationships": "SELECT rel_id, source_id, target_id, type, label, confidence, origin,"
     " source_key, target_key FROM relationships",
+    # the path tables by entity ids: node numbers depend on the order entities arrived in
+    "graph_edges": "SELECT na.entity_id, nb.entity_id, e.rel_id FROM graph_edges e"
+    " JOIN graph_nodes na ON na.node = e.a JOIN graph_nodes nb ON nb.node = e.b",
     "meta": "SELECT key, value FROM meta",
 }
 

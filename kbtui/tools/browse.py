@@ -8,10 +8,12 @@ they are not published over MCP: their names start with `app_` and they live out
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
+from kbtui.store import DatabaseError, QueryRefused
 from kbtui.tools.envelope import ValidationError, ok
 from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN, ToolSpec
 from kbtui.tools.params import Param
@@ -72,6 +74,20 @@ APP_TOOLS = {
             },
             {"report": None},
         ),
+        ToolSpec(
+            "app_sql",
+            "One read-only SELECT over the index, for the person at the keyboard (`kbtui "
+            "sql`); statements that write are refused.",
+            {
+                "query": Param(
+                    "string", "A SELECT statement.", True, min_length=1, max_length=100_000
+                ),
+                "max_rows": Param(
+                    "integer", "Most rows.", default=1000, minimum=1, maximum=100_000
+                ),
+            },
+            {"columns": [], "rows": [], "truncated": False},
+        ),
     )
 }
 
@@ -83,6 +99,7 @@ def app_handlers(parts: VaultParts) -> dict[str, Callable[[dict[str, Any]], dict
         "app_list_entities": lambda args: list_entities(parts, args),
         "app_entity_labels": lambda args: entity_labels(parts, args),
         "app_reindex": lambda args: reindex(parts, args),
+        "app_sql": lambda args: sql(parts, args),
     }
 
 
@@ -139,3 +156,27 @@ def reindex(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
             "seconds": round(report.seconds, 3),
         }
     )
+
+
+def sql(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """Rows as JSON values (dates, decimals and the like as text): the answer may cross the
+    owner's socket."""
+    try:
+        columns, rows, truncated = parts.store.read_only_query(args["query"], args["max_rows"])
+    except QueryRefused as exc:
+        raise ValidationError(f"refused: {exc}", field="query") from exc
+    except DatabaseError as exc:
+        raise ValidationError(str(exc), field="query") from exc
+    return ok(columns=columns, rows=[[_plain(v) for v in r] for r in rows], truncated=truncated)
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return str(value)

@@ -89,6 +89,7 @@ TOOLS: dict[str, Tool] = {
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
         _app("app_reindex", browse.reindex),
+        _app("app_sql", browse.sql),
     )
 }
 PUBLISHED: dict[str, ToolSpec] = {n: t.spec for n, t in TOOLS.items() if t.published}
