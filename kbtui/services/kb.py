@@ -24,9 +24,11 @@ from kbtui.services.envelope import (
     ok,
 )
 from kbtui.services.graph import KnowledgeGraph
+from kbtui.services.graph_links import LinkTools
 from kbtui.services.graph_tools import KG_TOOLS
 from kbtui.services.graph_write import GraphWriter
 from kbtui.services.indexer import Indexer
+from kbtui.services.link_contracts import LINK_MENTION, LINK_TOOLS
 from kbtui.services.params import validate
 from kbtui.services.search import Mode, SearchService
 from kbtui.services.tools import ENTITY_TYPES, KB_TOOLS
@@ -37,7 +39,7 @@ from kbtui.store.hnsw import HnswSideIndex
 from kbtui.vault.chunk import reassemble
 
 log = logging.getLogger("kbtui.kb")
-ALL_TOOLS = {**KB_TOOLS, **KG_TOOLS}
+ALL_TOOLS = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS}
 HNSW_FILENAME = "vectors.hnsw.duckdb"  # disposable: deleted and rebuilt whenever in doubt
 GRAPH_READS = (
     "kg_get_entity",
@@ -50,6 +52,7 @@ GRAPH_READS = (
 )
 GRAPH_WRITES = ("kg_create_entity", "kg_create_relationship", "kg_merge_entities")
 VOICE_TOP_K = 3
+_LOCAL_APP = {LINK_MENTION.name: LINK_MENTION}
 
 
 class KnowledgeBase:
@@ -73,6 +76,7 @@ class KnowledgeBase:
         self.topics = TopicService(self.search_service)
         self.graph = KnowledgeGraph(self)
         self.graph_writer = GraphWriter(self.graph)
+        links = LinkTools(self.graph_writer)
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "kb_search": self.kb_search,
             "kb_get": self.kb_get,
@@ -80,6 +84,9 @@ class KnowledgeBase:
             "knowledge_import": self.knowledge_import,
             "knowledge_query": self.knowledge_query,
             **{name: getattr(self.graph, name) for name in GRAPH_READS},
+            "kg_suggest_links": links.kg_suggest_links,
+            "kg_rename_entity": links.kg_rename_entity,
+            "app_link_mention": links.link_mention,
             **{name: getattr(self.graph_writer, name) for name in GRAPH_WRITES},
             "kg_extract_from_text": self.kg_extract,
             "kg_extract_from_memory": self.kg_extract,
@@ -134,7 +141,7 @@ class KnowledgeBase:
     # -- dispatch -------------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""
-        spec = ALL_TOOLS.get(name) or APP_TOOLS.get(name)
+        spec = ALL_TOOLS.get(name) or APP_TOOLS.get(name) or _LOCAL_APP.get(name)
         handler = self._handlers.get(name)
         if spec is None or handler is None:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)

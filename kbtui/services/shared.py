@@ -43,6 +43,7 @@ T = TypeVar("T")
 # Calls that change nothing but usage counters: safe to run again on the next owner.
 REPEATABLE = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates", *GRAPH_READS}
+    | {"kg_suggest_links"}
     | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex"}
 )
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
@@ -55,6 +56,8 @@ def repeatable(name: str, args: dict[str, Any] | None) -> bool:
     """True when running the call twice has the effect of running it once."""
     if name in EXTRACTORS:
         return not (isinstance(args, dict) and args.get("persist"))
+    if name == "kg_rename_entity":
+        return isinstance(args, dict) and args.get("dryRun") is True
     return name in REPEATABLE
 
 
