@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from kbtui.cli_common import err, opened_vault, out, settings_for, vault_option
+from kbtui.cli_graph import GRAPH_COMMANDS
 from kbtui.cli_kb import KB_COMMANDS
 from kbtui.cli_mcp import MCP_COMMANDS
 from kbtui.config import Settings
@@ -128,6 +129,8 @@ def _print_report(report: IndexReport, settings: Settings) -> None:
 for _command in KB_COMMANDS:
     main.add_command(_command)
 for _command in MCP_COMMANDS:
+    main.add_command(_command)
+for _command in GRAPH_COMMANDS:
     main.add_command(_command)
 
 if __name__ == "__main__":

@@ -18,6 +18,14 @@ from pathlib import Path
 
 from kbtui.vault.write import WriteError, _fsync_dir, inside, replace_note
 
+_BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
 
 @dataclass(frozen=True)
 class FileEdit:
@@ -31,15 +39,20 @@ class FileEdit:
 def read_text(data: bytes) -> tuple[str, Callable[[str], bytes]]:
     """The note's text with its own line endings, and how to turn edited text back into bytes
     of the same encoding, byte-order mark and line endings."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # and UTF-32's
-        raise WriteError("a UTF-16 or UTF-32 note is not edited in place")
-    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-    for encoding in ("utf-8", "cp1252", "latin-1"):  # as kbtui.vault.decode reads them
+    bom, encodings = b"", ("utf-8", "cp1252", "latin-1")  # as kbtui.vault.decode reads them
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            bom, encodings = mark, (name,)
+            break
+    text, encoding = "", ""
+    for encoding in encodings:
         try:
             text = data[len(bom) :].decode(encoding)
             break
         except UnicodeDecodeError:
             continue
+    else:
+        raise WriteError(f"not valid {encodings[0]} after its byte-order mark")
     if "\x00" in text or re.search("\r(?!\n)", text):
         raise WriteError("a binary note, or one with bare CR line endings, is not edited")
 
