@@ -76,7 +76,9 @@ def test_sdk_client_lists_and_calls_tools_with_the_token(served: tuple[HttpServe
     assert answer["ok"] and answer["count"] >= 2
 
 
-def _post(server: HttpServer, headers: dict[str, str], body: bytes | None = None) -> httpx2.Response:
+def _post(
+    server: HttpServer, headers: dict[str, str], body: bytes | None = None
+) -> httpx2.Response:
     data = json.dumps(INIT).encode() if body is None else body
     with httpx2.Client(timeout=30) as http:
         return http.post(

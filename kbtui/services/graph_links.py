@@ -39,39 +39,13 @@ class LinkTools:
         if entity_id:
             row = self.graph.require(entity_id)
             owners = {_norm(n): entity_id for n in [row["name"], *row["aliases"]]}
-            linked: set[tuple[str, str]] = set()
+            sources = [(eid, p) for eid, p in paths.items() if eid != entity_id]
+            suggestions = self._scan(owners, sources, set(), every=True)
         else:
             owners = _unambiguous(self.store.name_owners())
-            linked = self.store.linked_pairs()
-        pattern = name_pattern(owners)
-        suggestions: list[dict[str, Any]] = []
-        seen: set[tuple[str, str]] = set()
-        for source, path in sorted(paths.items(), key=lambda kv: kv[1]):
-            if pattern is None or source == entity_id:
-                continue
-            text = self._text(path)
-            if text is None or not pattern.search(text):
-                continue
-            for m in find_mentions(text, pattern):
-                target = owners.get(_norm(m.text))
-                if target is None or target == source or (source, target) in linked:
-                    continue
-                if not entity_id and ((source, target) in seen or _common_word(m.text)):
-                    continue  # across the vault: one per pair of notes, no plain words
-                seen.add((source, target))
-                column = m.start - text.rfind("\n", 0, m.start)
-                suggestions.append(
-                    {
-                        "sourceEntityId": source,
-                        "targetEntityId": target,
-                        "text": m.text,
-                        "line": m.line,
-                        "column": column,
-                        "filePath": path,
-                        "context": m.context,
-                    }
-                )
-        if not entity_id:  # longer names are the more certain suggestions
+            sources = list(paths.items())
+            suggestions = self._scan(owners, sources, self.store.linked_pairs(), every=False)
+            # longer names are the more certain suggestions
             suggestions.sort(key=lambda s: (-len(s["text"]), s["filePath"], s["line"]))
         total = len(suggestions)
         suggestions = suggestions[:limit]
@@ -82,6 +56,53 @@ class LinkTools:
             totalFound=total,
             message=f"Found {total} unlinked mention(s){where}",
         )
+
+    def note_mentions(self, args: dict[str, Any]) -> dict[str, Any]:
+        """For the note view: where other notes name this one unlinked (incoming), and which
+        entities this note names without linking them (outgoing)."""
+        entity_id, limit = args["entityId"], args["limit"]
+        row = self.graph.require(entity_id)
+        incoming = self.kg_suggest_links({"entityId": entity_id, "limit": limit})["suggestions"]
+        owners = _unambiguous(self.store.name_owners())
+        linked = self.store.linked_pairs()
+        outgoing = self._scan(owners, [(entity_id, row["path"])], linked, every=True)
+        return ok(incoming=incoming, outgoing=outgoing[:limit])
+
+    def _scan(
+        self,
+        owners: dict[str, str],
+        sources: list[tuple[str, str]],
+        linked: set[tuple[str, str]],
+        every: bool,
+    ) -> list[dict[str, Any]]:
+        """Mentions of `owners`' names in the `sources` notes (id, path): all of them with
+        `every`, else one per pair of notes and no lower-case single words."""
+        pattern = name_pattern(owners)
+        found: list[dict[str, Any]] = []
+        seen: set[tuple[str, str]] = set()
+        for source, path in sorted(sources, key=lambda item: item[1]):
+            text = self._text(path) if pattern is not None else None
+            if text is None or pattern is None or not pattern.search(text):
+                continue
+            for m in find_mentions(text, pattern):
+                target = owners.get(_norm(m.text))
+                if target is None or target == source or (source, target) in linked:
+                    continue
+                if not every and ((source, target) in seen or _common_word(m.text)):
+                    continue
+                seen.add((source, target))
+                found.append(
+                    {
+                        "sourceEntityId": source,
+                        "targetEntityId": target,
+                        "text": m.text,
+                        "line": m.line,
+                        "column": m.start - text.rfind("\n", 0, m.start),
+                        "filePath": path,
+                        "context": m.context,
+                    }
+                )
+        return found
 
     def link_mention(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn one suggestion into `[[Target|text]]`, re-checked against the file as it is."""

@@ -28,7 +28,7 @@ from kbtui.services.graph_links import LinkTools
 from kbtui.services.graph_tools import KG_TOOLS
 from kbtui.services.graph_write import GraphWriter
 from kbtui.services.indexer import Indexer
-from kbtui.services.link_contracts import LINK_MENTION, LINK_TOOLS
+from kbtui.services.link_contracts import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.services.params import validate
 from kbtui.services.search import Mode, SearchService
 from kbtui.services.tools import ENTITY_TYPES, KB_TOOLS
@@ -52,7 +52,7 @@ GRAPH_READS = (
 )
 GRAPH_WRITES = ("kg_create_entity", "kg_create_relationship", "kg_merge_entities")
 VOICE_TOP_K = 3
-_LOCAL_APP = {LINK_MENTION.name: LINK_MENTION}
+_LOCAL_APP = {t.name: t for t in (LINK_MENTION, NOTE_MENTIONS)}
 
 
 class KnowledgeBase:
@@ -87,6 +87,7 @@ class KnowledgeBase:
             "kg_suggest_links": links.kg_suggest_links,
             "kg_rename_entity": links.kg_rename_entity,
             "app_link_mention": links.link_mention,
+            "app_note_mentions": links.note_mentions,
             **{name: getattr(self.graph_writer, name) for name in GRAPH_WRITES},
             "kg_extract_from_text": self.kg_extract,
             "kg_extract_from_memory": self.kg_extract,

@@ -67,3 +67,12 @@ LINK_MENTION = ToolSpec(
     },
     {"filePath": None},
 )
+NOTE_MENTIONS = ToolSpec(
+    "app_note_mentions",
+    "Unlinked mentions both ways for one note: of it elsewhere, and of others in it.",
+    {
+        "entityId": _entity_id("The note."),
+        "limit": Param("integer", "Max per direction.", default=50, minimum=1, maximum=100),
+    },
+    {"incoming": [], "outgoing": []},
+)

@@ -44,7 +44,7 @@ T = TypeVar("T")
 REPEATABLE = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates", *GRAPH_READS}
     | {"kg_suggest_links"}
-    | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex"}
+    | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex", "app_note_mentions"}
 )
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 

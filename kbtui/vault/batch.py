@@ -39,10 +39,10 @@ class FileEdit:
 def read_text(data: bytes) -> tuple[str, Callable[[str], bytes]]:
     """The note's text with its own line endings, and how to turn edited text back into bytes
     of the same encoding, byte-order mark and line endings."""
-    bom, encodings = b"", ("utf-8", "cp1252", "latin-1")  # as kbtui.vault.decode reads them
+    bom, encodings = b"", ["utf-8", "cp1252", "latin-1"]  # as kbtui.vault.decode reads them
     for mark, name in _BOMS:
         if data.startswith(mark):
-            bom, encodings = mark, (name,)
+            bom, encodings = mark, [name]
             break
     text, encoding = "", ""
     for encoding in encodings:
