@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 
 FORMS = [
     "Talked to [[Widget Theory]] today.",

@@ -26,8 +26,8 @@ from kbtui.mcp.http import (
     parse_bind,
     token_path,
 )
-from kbtui.services.kb import ALL_TOOLS
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
+from kbtui.tools.registry import PUBLISHED
 from tests.conftest import REPO
 
 INIT = {
@@ -71,7 +71,7 @@ async def _list_and_call(url: str, token: str) -> tuple[list[str], dict[str, Any
 def test_sdk_client_lists_and_calls_tools_with_the_token(served: tuple[HttpServer, str]) -> None:
     server, token = served
     names, answer = anyio.run(_list_and_call, f"http://127.0.0.1:{server.port}/mcp", token)
-    assert set(names) == set(ALL_TOOLS)
+    assert set(names) == set(PUBLISHED)
     assert {"kg_suggest_links", "kg_rename_entity"} <= set(names)
     assert answer["ok"] and answer["count"] >= 2
 

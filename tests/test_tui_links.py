@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.modals import ConfirmRename, PromptModal
 from kbtui.tui.screens.note import NoteScreen

@@ -33,7 +33,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kbtui.mcp.server import build_server
-from kbtui.services.runtime import VaultHandle
+from kbtui.runtime.runtime import VaultHandle
 
 log = logging.getLogger("kbtui.mcp")
 MCP_PATH = "/mcp"
