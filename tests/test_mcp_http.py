@@ -5,6 +5,8 @@ over the limit are refused before anything runs."""
 from __future__ import annotations
 
 import json
+import re
+import signal
 import stat
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from kbtui.config import Settings
 from kbtui.mcp.http import (
     MAX_BODY,
     HttpConfigError,
@@ -28,7 +31,7 @@ from kbtui.mcp.http import (
 )
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tools.registry import PUBLISHED
-from tests.conftest import REPO
+from tests.conftest import REPO, copy_indexed
 
 INIT = {
     "jsonrpc": "2.0",
@@ -139,3 +142,39 @@ def test_cli_show_token(tmp_path: Path, runtime: VaultRuntime) -> None:
         timeout=120,
     )
     assert shown.stdout.strip() == load_token(runtime.settings.index_dir)
+
+
+def test_cli_serves_http_and_stops_cleanly_on_sigterm(
+    tmp_path: Path, indexed_example: Settings
+) -> None:
+    """`kbtui mcp --http 127.0.0.1:0` as a user starts it: the URL it prints answers the SDK
+    client with the token; SIGTERM closes the index and exits 0."""
+    vault = copy_indexed(indexed_example.vault, tmp_path / "vault")
+    cmd = [sys.executable, "-m", "kbtui.cli", "mcp", "--vault", str(vault)]
+    proc = subprocess.Popen(
+        [*cmd, "--http", "127.0.0.1:0", "--no-watch"],
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        url = ""
+        for line in proc.stderr:  # the line is printed once the socket listens
+            found = re.search(r"kbtui MCP at (http://\S+/mcp)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url.startswith("http://localhost:")
+        token = load_token(Settings.for_vault(vault).index_dir)
+        names, answer = anyio.run(_list_and_call, url, token)
+        assert set(names) == set(PUBLISHED) and answer["ok"]
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 0
+        assert "closed the index" in rest and "Traceback" not in rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
