@@ -215,3 +215,13 @@ def test_vault_wide_suggestions(runtime: VaultRuntime) -> None:
     assert all(not (" " not in s["text"] and s["text"].islower()) for s in got["suggestions"])
     bad = runtime.call("kg_suggest_links", {"entityId": "person:nobody"})
     assert bad["ok"] is False and bad["suggestions"] == []
+
+
+def test_a_link_not_indexed_yet_follows_too(linked: VaultRuntime) -> None:
+    vault = linked.settings.vault
+    fresh = vault / "daily" / "just typed.md"
+    fresh.write_text("Typed a second ago: [[Widget Theory|the theory]] and `[[Widget Theory]]`.\n")
+    got = linked.call("kg_rename_entity", {"entityId": "concept:widget_theory", "newName": "W2"})
+    assert got["ok"], got
+    assert fresh.read_text() == ("Typed a second ago: [[W2|the theory]] and `[[Widget Theory]]`.\n")
+    assert "daily/just typed.md" in {c["path"] for c in got["filesChanged"]}

@@ -14,6 +14,7 @@ from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, 
 from kbtui.vault.batch import FileEdit, read_text, write_all
 from kbtui.vault.parse import derive_type_and_name
 from kbtui.vault.relink import find_mentions, link_mention, name_pattern, retitle, rewrite_links
+from kbtui.vault.scan import scan_vault
 from kbtui.vault.write import WriteError, inside, replace_note
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class LinkTools:
         self.graph = writer.graph
         self.store = writer.store
         self.vault = writer.vault
+        self.index_dir = writer.graph.parts.settings.index_dir
 
     # -- kg_suggest_links -----------------------------------------------------------------
     def kg_suggest_links(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +167,7 @@ class LinkTools:
         edits: list[FileEdit] = []
         changes: list[dict[str, Any]] = []
         total = 0
-        for path in sorted({*self.store.paths_linking(sorted(changing)), old_path}):
+        for path in self._linking(changing, old_path):
             data = (self.vault / path).read_bytes()
             text, encode = _read(data, path)
             new, count = rewrite_links(text, resolves, new_target)
@@ -247,6 +249,20 @@ class LinkTools:
         if target.exists() or target.is_symlink():
             raise ValidationError(f"{new_path} already exists", field="newName")
         return new_path
+
+    def _linking(self, keys: set[str], own: str) -> list[str]:
+        """Notes that may link through `keys`: the index's answer, plus every note on disk
+        whose text names one (a link typed a moment ago, or in a note the index skipped);
+        rewrite_links then changes only links that really resolve to the note."""
+        found = {*self.store.paths_linking(sorted(keys)), own}
+        needles = {k.rsplit("/", 1)[-1] for k in keys}
+        files, _ = scan_vault(self.vault, self.index_dir)
+        for path in files:
+            if path not in found:
+                text = self._text(path)
+                if text is not None and any(n in text.lower() for n in needles):
+                    found.add(path)
+        return sorted(found)
 
     def _path_of(self, entity_id: str) -> str:
         return str(self.store.note_paths().get(entity_id, entity_id))
