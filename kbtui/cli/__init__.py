@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from kbtui.cli.common import err, opened_vault, out, settings_for, vault_option
+from kbtui.cli.graph import GRAPH_COMMANDS
 from kbtui.cli.kb import KB_COMMANDS
 from kbtui.cli.mcp import MCP_COMMANDS
 from kbtui.cli.sql import SQL_COMMANDS
@@ -130,4 +131,6 @@ def _print_report(report: IndexReport, settings: Settings) -> None:
 for _command in KB_COMMANDS:
     main.add_command(_command)
 for _command in (*MCP_COMMANDS, *SQL_COMMANDS):
+    main.add_command(_command)
+for _command in GRAPH_COMMANDS:
     main.add_command(_command)

@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 import anyio
 from mcp.server.stdio import stdio_server
 
+from kbtui.mcp.http import HttpServer
 from kbtui.mcp.server import build_server
 from kbtui.runtime.shared import SharedVault
 
@@ -84,6 +85,26 @@ def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
         handle.close()
         for signum, h in previous.items():
             signal.signal(signum, h)
+    _exit_if_busy(handle)
+
+
+def run_http(handle: SharedVault, server: HttpServer) -> None:
+    """Serve Streamable HTTP until SIGINT/SIGTERM, then close the vault. uvicorn stops on
+    either signal and raises it again once stopped: the handlers here take that second one
+    so the vault is still closed cleanly."""
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+    where = "" if handle.role == "owner" else f" through kbtui process {handle.owner_pid}"
+    log.info("serving %s over MCP at %s%s", handle.settings.vault, server.url, where)
+    try:
+        server.serve()
+    finally:
+        handle.close()
+        for signum, h in previous.items():
+            signal.signal(signum, h)
+    _exit_if_busy(handle)
+
+
+def _exit_if_busy(handle: SharedVault) -> None:
     runtime = handle.runtime
     if runtime is not None and runtime.worker.alive:  # still inside the model: do not let
         logging.shutdown()  # interpreter teardown race it

@@ -47,6 +47,7 @@ REPEATABLE = READS | {
     "app_entity_labels",
     "app_reindex",
     "app_sql",
+    "app_note_mentions",
 }
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 
@@ -58,6 +59,8 @@ def repeatable(name: str, args: dict[str, Any] | None) -> bool:
     """True when running the call twice has the effect of running it once."""
     if name in EXTRACTORS:
         return not (isinstance(args, dict) and args.get("persist"))
+    if name == "kg_rename_entity":
+        return isinstance(args, dict) and args.get("dryRun") is True
     return name in REPEATABLE
 
 

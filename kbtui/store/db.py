@@ -22,6 +22,7 @@ from kbtui.store.browse import BrowseQueries
 from kbtui.store.chunk_cache import NOTE_COLUMNS
 from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
+from kbtui.store.link_queries import LinkQueries
 from kbtui.store.reads import ReadQueries
 from kbtui.store.recover import (
     StoreDamagedError,
@@ -61,7 +62,7 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(ReadQueries, GraphStore, BrowseQueries):
+class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries):
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.

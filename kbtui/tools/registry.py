@@ -18,10 +18,12 @@ from kbtui.tools.chunk_view import get_chunk
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import KnowledgeGraph
 from kbtui.tools.graph_contracts import KG_TOOLS
+from kbtui.tools.graph_links import LinkTools
 from kbtui.tools.graph_write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
 from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
+from kbtui.tools.link_contracts import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
 
@@ -85,6 +87,10 @@ TOOLS: dict[str, Tool] = {
         Tool(
             KG_TOOLS["kg_find_duplicates"], lambda t, a: graph_extract.duplicates_tool(t.graph, a)
         ),
+        Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
+        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.links.kg_rename_entity(a)),
+        Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
+        Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
         _app("app_facets", browse.facets),
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
@@ -95,7 +101,7 @@ TOOLS: dict[str, Tool] = {
 PUBLISHED: dict[str, ToolSpec] = {n: t.spec for n, t in TOOLS.items() if t.published}
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates", *GRAPH_READS}
-    | {"kg_get_phase_context"}
+    | {"kg_get_phase_context", "kg_suggest_links"}
 )
 
 
@@ -106,12 +112,14 @@ class Toolset:
     graph: KnowledgeGraph
     writer: GraphWriter
     kb: KbTools
+    links: LinkTools
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
         self.graph = KnowledgeGraph(parts)
         self.writer = GraphWriter(self.graph)
         self.kb = KbTools(parts, self.graph)
+        self.links = LinkTools(self.writer)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""

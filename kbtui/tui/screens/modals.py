@@ -1,5 +1,5 @@
-"""Modal screens: merge confirmation, help, index report, a one-line prompt, and the screen
-shown when the vault cannot be opened at all."""
+"""Modal screens: merge and rename confirmation, help, index report, a one-line prompt, and
+the screen shown when the vault cannot be opened at all."""
 
 from __future__ import annotations
 
@@ -67,6 +67,45 @@ class ConfirmMerge(ModalScreen[str | None]):
             self.dismiss(None)
         elif event.button.id in ("keep-0", "keep-1"):
             self.action_keep(int(event.button.id[-1]))
+
+
+class ConfirmRename(ModalScreen[bool]):
+    """A rename's dry run: the move and every changed line; Cancel has the focus, so only
+    a deliberate choice writes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,n", "dismiss(False)", "Cancel", id="rename.cancel"),
+        Binding("y", "dismiss(True)", "Rename", id="rename.confirm"),
+    ]
+
+    def __init__(self, dry_run: dict[str, Any]) -> None:
+        super().__init__()
+        self.dry_run = dry_run
+
+    def compose(self) -> ComposeResult:
+        plan = self.dry_run
+        lines = Text()
+        for change in plan["filesChanged"]:
+            lines.append(f"{change['path']}: {change['linksRewritten']} link(s)\n", style="bold")
+            for line in change.get("lines", []):
+                lines.append(f"  - {line['before'].strip()}\n", style="red")
+                lines.append(f"  + {line['after'].strip()}\n", style="green")
+        with Vertical(id="dialog"):
+            title = f"Rename {plan['oldPath']} → {plan['newPath']}?"
+            yield Static(Text(title, style="bold"), id="dialog-title")
+            yield Static(Text(str(plan["message"]), style="dim"))
+            with VerticalScroll(id="rename-changes"):
+                yield Static(lines)
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Rename (y)", id="rename", variant="warning")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "rename")
 
 
 class HelpScreen(ModalScreen[None]):

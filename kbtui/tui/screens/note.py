@@ -1,5 +1,6 @@
-"""The note view: the rendered note, its frontmatter, card and cluster, links both ways and
-related passages; history for back navigation; `e` edits the file in $EDITOR."""
+"""The note view: the rendered note, its frontmatter, card and cluster, links both ways,
+unlinked mentions both ways (Enter links one) and related passages; history for back
+navigation; `e` edits the file in $EDITOR; `m` renames or moves it (dry run, then confirm)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Markdown, Static
+from textual.widgets.option_list import Option
 
 from kbtui.cells import cell_safe
 from kbtui.tui.messages import NoteLoaded, OpenNote, ShowGraph
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.screens.modals import ConfirmRename, PromptModal
 from kbtui.tui.widgets.note_parts import (
     WIKILINK_SCHEME,
     card_text,
@@ -39,6 +42,8 @@ class NoteScreen(KbScreen):
         Binding("g", "graph", "Graph", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
         Binding("b", "focus_panel('note-backlinks')", "Backlinks", id="note.backlinks"),
+        Binding("u", "focus_panel('note-mentions')", "Mentions", id="note.mentions"),
+        Binding("m", "rename", "Rename/move…", id="note.rename"),
         Binding("r", "reload", "Reload", show=False, id="note.reload"),
     ]
 
@@ -47,6 +52,7 @@ class NoteScreen(KbScreen):
         self.entity_id = entity_id
         self.history: list[str] = []
         self.note: dict[str, Any] | None = None
+        self.mentions: list[dict[str, Any]] = []
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="note-title")
@@ -57,6 +63,7 @@ class NoteScreen(KbScreen):
                 yield Static(id="note-meta", classes="panel")
                 yield EntityList(id="note-outgoing", classes="panel")
                 yield EntityList(id="note-backlinks", classes="panel")
+                yield EntityList(id="note-mentions", classes="panel")
                 yield Static(id="note-card", classes="panel")
                 yield Static(id="note-cluster", classes="panel")
                 yield EntityList(id="note-related", classes="panel")
@@ -68,6 +75,7 @@ class NoteScreen(KbScreen):
             "note-cluster": "Cluster",
             "note-outgoing": "Links →",
             "note-backlinks": "Backlinks ←",
+            "note-mentions": "Unlinked mentions (Enter links)",
             "note-related": "Related",
         }
         for widget_id, title in titles.items():
@@ -124,6 +132,24 @@ class NoteScreen(KbScreen):
             },
         )
         self.post_message(NoteLoaded(entity_id, note, outgoing, incoming, chunk))
+        mentions = self.kb.tool("app_note_mentions", {"entityId": entity_id})
+        self.app.call_from_thread(self._show_mentions, entity_id, mentions)
+
+    def _show_mentions(self, entity_id: str, found: dict[str, Any]) -> None:
+        if entity_id != self.entity_id or not found.get("ok"):
+            return
+        self.mentions = [*found["incoming"], *found["outgoing"]]
+        options = []
+        for i, m in enumerate(self.mentions):
+            text = Text()
+            if m["targetEntityId"] == entity_id:
+                text.append("← ", style="bold")
+                text.append(f"{m['text']!r} in {m['filePath']}:{m['line']}")
+            else:
+                text.append("→ ", style="bold")
+                text.append(f"{m['text']!r} names {m['targetEntityId']} (line {m['line']})")
+            options.append(Option(text, id=f"mention-{i}"))
+        self.query_one("#note-mentions", EntityList).show(options, empty="no unlinked mentions")
 
     @on(NoteLoaded)
     async def _loaded(self, message: NoteLoaded) -> None:
@@ -171,7 +197,10 @@ class NoteScreen(KbScreen):
     @on(EntityList.OptionSelected)
     def _follow(self, event: EntityList.OptionSelected) -> None:
         event.stop()
-        if event.option.id is not None:
+        if event.option_list.id == "note-mentions":
+            if event.option.id is not None:
+                self.link_mention(self.mentions[int(event.option.id.rsplit("-", 1)[1])])
+        elif event.option.id is not None:
             self.post_message(OpenNote(event.option.id))
 
     @on(Markdown.LinkClicked)
@@ -190,3 +219,50 @@ class NoteScreen(KbScreen):
             self.app.call_from_thread(
                 self.notify, f"No note named {target!r} in the vault", severity="warning"
             )
+
+    # -- unlinked mentions and renames -----------------------------------------------------
+    @work(thread=True, group="mentions")
+    def link_mention(self, mention: dict[str, Any]) -> None:
+        """Enter on a mention: its words become [[Target|words]] in that note."""
+        keys = ("sourceEntityId", "targetEntityId", "text", "line", "column")
+        done = self.kb.tool("app_link_mention", {k: mention[k] for k in keys})
+        severity = "information" if done.get("ok") else "error"
+        self.app.call_from_thread(self.notify, str(done.get("message")), severity=severity)
+        self.app.call_from_thread(self.load, self.entity_id)
+
+    def action_rename(self) -> None:
+        if self.note is None or not self.note.get("ok"):
+            return
+        path = str(self.note["metadata"]["file_path"])
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        prompt = PromptModal("Rename or move to (file name, or folder/name)", stem, stem)
+        self.app.push_screen(prompt, self._rename_asked)
+
+    def _rename_asked(self, name: str | None) -> None:
+        if name:
+            self.rename(self.entity_id, name, dry_run=True)
+
+    @work(thread=True, group="rename")
+    def rename(self, entity_id: str, name: str, dry_run: bool) -> None:
+        """A dry run shows what would change and asks; only a confirmed run writes."""
+        args = {"entityId": entity_id, "newName": name, "dryRun": dry_run}
+        answer = self.kb.tool("kg_rename_entity", args)
+        if not answer.get("ok"):
+            message = str(answer.get("message"))
+            self.app.call_from_thread(self.notify, message, severity="error")
+        elif dry_run:
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.rename(entity_id, name, dry_run=False)
+
+            self.app.call_from_thread(self.app.push_screen, ConfirmRename(answer), confirmed)
+        else:
+            self.app.call_from_thread(self._renamed, entity_id, answer)
+
+    def _renamed(self, old_id: str, answer: dict[str, Any]) -> None:
+        self.notify(str(answer["message"]))
+        new_id = str(answer["newEntityId"])
+        self.history = [new_id if h == old_id else h for h in self.history]
+        self.entity_id = new_id
+        self.load(new_id)
