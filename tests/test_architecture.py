@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent / "kbtui"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
-    ("tokenize", "embed_opt"),
+    ("tokenize", "embed_opt", "cells"),
     ("embed", "vault", "graph", "store"),
     ("search", "indexing"),
     ("tools",),

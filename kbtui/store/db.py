@@ -33,7 +33,7 @@ from kbtui.store.recover import (
 )
 from kbtui.store.verify import Snapshot, snapshot
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -132,7 +132,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries):
             script = next(p for p in scripts.iterdir() if p.name.startswith(f"{number:03d}_"))
             with self.transaction():
                 self.con.execute(script.read_text())
-                if number == 5:  # the path tables start from the relationships there are
+                if number == 6:  # the path tables start from the relationships there are
                     graph_paths.rebuild(self.con)
                 self.set_meta("schema_version", str(number))
         self._check_graph_keys()

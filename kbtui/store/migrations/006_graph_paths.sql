@@ -1,4 +1,4 @@
--- Schema 5: the tables kg_find_path's recursive query walks (kbtui/store/graph_paths.py).
+-- Schema 6: the tables kg_find_path's recursive query walks (kbtui/store/graph_paths.py).
 -- Derived from `relationships` in the transaction that changes them; no index (an ART
 -- index failed WAL replay in the crash suite), so nothing here needs more than a rebuild.
 CREATE TABLE IF NOT EXISTS graph_nodes (
