@@ -166,10 +166,17 @@ def test_bad_names_are_validation_errors(linked: VaultRuntime, name: str, why: s
 
 
 def test_frontmatter_id_stays(runtime: VaultRuntime) -> None:
+    for _ in range(3):
+        runtime.call("kg_get_entity", {"entityId": "person:ines_duarte"})
+    sources = incoming(runtime, "person:ines_duarte")
     got = runtime.call("kg_rename_entity", {"entityId": "person:ines_duarte", "newName": "Inês"})
     assert got["ok"], got
     assert got["entity"]["id"] == "person:ines_duarte" and got["newPath"] == "people/Inês.md"
     assert got["entity"]["name"] == "Inês Duarte"  # a frontmatter title is kept
+    assert got["entity"]["accessCount"] >= 3  # the same id keeps its history
+    assert incoming(runtime, "person:ines_duarte") == sources
+    note = runtime.call("kb_get", {"id": "person:ines_duarte"})
+    assert note["ok"] and note["metadata"]["file_path"] == "people/Inês.md"
     text = (runtime.settings.vault / "meetings").rglob("*.md")
     assert not any("[[ines_duarte" in p.read_text() for p in text)
 

@@ -21,6 +21,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from kbtui.config import Settings
+from kbtui.embed import HashEmbedder
 from kbtui.mcp.http import (
     MAX_BODY,
     HttpConfigError,
@@ -30,6 +31,7 @@ from kbtui.mcp.http import (
     token_path,
 )
 from kbtui.runtime.runtime import VaultRuntime
+from kbtui.runtime.shared import open_vault
 from kbtui.tools.registry import PUBLISHED
 from tests.conftest import REPO, copy_indexed
 
@@ -178,3 +180,24 @@ def test_cli_serves_http_and_stops_cleanly_on_sigterm(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_http_through_the_vaults_owner(settings: Settings) -> None:
+    """An HTTP server opened while another handle owns the vault serves through that owner
+    (the shared-vault socket), as stdio does."""
+    first = open_vault(settings, HashEmbedder, watch=False)
+    try:
+        assert first.runtime is not None and first.runtime.worker.wait_idle(120)
+        with open_vault(settings, HashEmbedder, watch=False) as second:
+            assert second.role == "client"
+            server = HttpServer(second, "127.0.0.1", 0, load_token(settings.index_dir))
+            server.start()
+            try:
+                url = f"http://127.0.0.1:{server.port}/mcp"
+                names, answer = anyio.run(_list_and_call, url, load_token(settings.index_dir))
+            finally:
+                server.stop()
+        assert answer["ok"] and "kg_rename_entity" in names
+        assert first.call("kg_get_entity", {"entityId": "person:andrei_clodius"})["ok"]
+    finally:
+        first.close()

@@ -23,6 +23,7 @@ import logging
 import os
 import secrets
 import socket
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,22 +52,32 @@ def token_path(index_dir: Path) -> Path:
 
 
 def load_token(index_dir: Path) -> str:
-    """The bearer token of this vault's HTTP server, created (0600) on first use."""
+    """The bearer token of this vault's HTTP server, created (0600) on first use. The file
+    appears whole (written aside, then linked into place), so two servers starting at once
+    end up with the same token."""
     path = token_path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)  # someone loosened it: others must not read it
-        token = path.read_text(encoding="ascii").strip()
-        if token:
-            return token
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
-    token = secrets.token_urlsafe(32)
-    with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(token + "\n")
-    return token
+    for _ in range(3):
+        try:
+            if path.stat().st_mode & 0o077:
+                path.chmod(0o600)  # someone loosened it: others must not read it
+            token = path.read_text(encoding="ascii").strip()
+            if token:
+                return token
+            path.unlink()  # an empty file (an older, interrupted write): make a new one
+        except FileNotFoundError:
+            pass
+        fd, tmp = tempfile.mkstemp(prefix=".mcp-token-", dir=index_dir)  # mode 0600
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(secrets.token_urlsafe(32) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            with contextlib.suppress(FileExistsError):  # another process won: read theirs
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+    raise HttpConfigError(f"cannot create the token file {path}")
 
 
 def parse_bind(spec: str) -> tuple[str, int]:

@@ -7,14 +7,25 @@ every file through kbtui.vault.batch, all or nothing, then indexes what it wrote
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kbtui.store.graph import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.vault.batch import FileEdit, read_text, write_all
 from kbtui.vault.parse import derive_type_and_name
-from kbtui.vault.relink import find_mentions, link_mention, name_pattern, retitle, rewrite_links
+from kbtui.vault.relink import (
+    find_mentions,
+    link_mention,
+    mention_at,
+    name_pattern,
+    name_ranges,
+    retitle,
+    rewrite_links,
+    words_of,
+)
 from kbtui.vault.scan import scan_vault
+from kbtui.vault.spans import Span, spans
 from kbtui.vault.write import WriteError, inside, replace_note
 
 if TYPE_CHECKING:
@@ -22,6 +33,25 @@ if TYPE_CHECKING:
 
 _BAD_CHARS = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|#^\[\]]')
 PREVIEW_LINES = 20  # changed lines shown per file by a dry run
+NOTE_CACHE = 50_000  # notes kept parsed between calls
+
+
+@dataclass
+class _Note:
+    stamp: tuple[int, int]  # mtime_ns, size
+    text: str
+    _words: frozenset[str] | None = None
+    _spans: list[Span] | None = None
+
+    def words(self) -> frozenset[str]:
+        if self._words is None:
+            self._words = words_of(self.text)
+        return self._words
+
+    def spans(self) -> list[Span]:
+        if self._spans is None:
+            self._spans = spans(self.text)
+        return self._spans
 
 
 class LinkTools:
@@ -33,6 +63,7 @@ class LinkTools:
         self.store = writer.store
         self.vault = writer.vault
         self.index_dir = writer.graph.parts.settings.index_dir
+        self._notes: dict[str, _Note] = {}
 
     # -- kg_suggest_links -----------------------------------------------------------------
     def kg_suggest_links(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -79,20 +110,23 @@ class LinkTools:
     ) -> list[dict[str, Any]]:
         """Mentions of `owners`' names in the `sources` notes (id, path): all of them with
         `every`, else one per pair of notes and no lower-case single words."""
-        pattern = name_pattern(owners)
+        names = name_pattern(owners)
         found: list[dict[str, Any]] = []
         seen: set[tuple[str, str]] = set()
         for source, path in sorted(sources, key=lambda item: item[1]):
-            text = self._text(path) if pattern is not None else None
-            if text is None or pattern is None or not pattern.search(text):
+            note = self._note(path) if names is not None else None
+            if note is None or names is None or not names.may_occur(note.words()):
                 continue
-            for m in find_mentions(text, pattern):
-                target = owners.get(_norm(m.text))
+            text = note.text
+            for start, end in name_ranges(text, names, note.spans()):
+                words = text[start:end]
+                target = owners.get(_norm(words))
                 if target is None or target == source or (source, target) in linked:
                     continue
-                if not every and ((source, target) in seen or _common_word(m.text)):
+                if not every and ((source, target) in seen or _common_word(words)):
                     continue
                 seen.add((source, target))
+                m = mention_at(text, start, end)
                 found.append(
                     {
                         "sourceEntityId": source,
@@ -266,6 +300,25 @@ class LinkTools:
 
     def _path_of(self, entity_id: str) -> str:
         return str(self.store.note_paths().get(entity_id, entity_id))
+
+    def _note(self, path: str) -> _Note | None:
+        """The note's text, words and spans, kept while its file is unchanged: the note view
+        asks for a note's mentions each time it opens, which reads every note."""
+        try:
+            st = (self.vault / path).stat()
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = self._notes.get(path)
+        if cached is not None and cached.stamp == stamp:
+            return cached
+        text = self._text(path)
+        if text is None:
+            return None
+        if len(self._notes) >= NOTE_CACHE:
+            self._notes.clear()
+        note = self._notes[path] = _Note(stamp, text)
+        return note
 
     def _text(self, path: str) -> str | None:
         try:
