@@ -116,18 +116,27 @@ class GraphStore(UsageStore):
         self.con.execute("""
             DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
                 OR target_id IN (SELECT entity_id FROM _relink)""")
-        self._insert_relationships("l.entity_id IN (SELECT entity_id FROM _relink)")
+        # every relationship touching _relink is new now: kept apart for the path tables
+        self.con.execute(
+            "CREATE OR REPLACE TEMP TABLE _new_relationships AS FROM relationships LIMIT 0"
+        )
+        self._insert_relationships(
+            "l.entity_id IN (SELECT entity_id FROM _relink)", "_new_relationships"
+        )
         self._insert_relationships(
             "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND r.entity_id IN "
-            "(SELECT entity_id FROM _relink)"
+            "(SELECT entity_id FROM _relink)",
+            "_new_relationships",
         )
+        self.con.execute("INSERT INTO relationships FROM _new_relationships")
         row = self.con.execute("SELECT list(hash(entity_id)) FROM _relink").fetchone()
-        graph_paths.update(self.con, row[0] if row and row[0] else [])
+        graph_paths.update(self.con, row[0] if row and row[0] else [], "_new_relationships")
+        self.con.execute("DROP TABLE _new_relationships")
         self.con.execute("DROP TABLE _relink")
 
-    def _insert_relationships(self, where: str) -> None:
+    def _insert_relationships(self, where: str, into: str = "relationships") -> None:
         self.con.execute(f"""
-            INSERT INTO relationships
+            INSERT INTO {into}
             SELECT DISTINCT ON (rel_id) * FROM (
                 SELECT 'rel_' || left(md5(l.entity_id || '|' || {_TYPE_CASE} || '|' ||
                                           r.entity_id || '|' || coalesce({_LABEL_CASE}, '')), 16)
