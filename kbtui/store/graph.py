@@ -77,18 +77,29 @@ class GraphStore(UsageStore):
         self.con.execute("""
             DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
                 OR target_id IN (SELECT entity_id FROM _relink)""")
-        self._insert_relationships("l.entity_id IN (SELECT entity_id FROM _relink)")
+        # every relationship touching _relink is new now: kept apart for the path tables
+        self.con.execute(
+            "CREATE OR REPLACE TEMP TABLE _new_relationships AS FROM relationships LIMIT 0"
+        )
+        self._insert_relationships(
+            "l.entity_id IN (SELECT entity_id FROM _relink)", into="_new_relationships"
+        )
         self._insert_relationships(
             "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND l.key IN (SELECT key FROM "
             "entity_names WHERE entity_id IN (SELECT entity_id FROM _relink))",
             "r.entity_id IN (SELECT entity_id FROM _relink)",
+            into="_new_relationships",
         )
+        self.con.execute("INSERT INTO relationships FROM _new_relationships")
         row = self.con.execute("SELECT list(hash(entity_id)) FROM _relink").fetchone()
-        graph_paths.update(self.con, row[0] if row and row[0] else [])
+        graph_paths.update(self.con, row[0] if row and row[0] else [], "_new_relationships")
+        self.con.execute("DROP TABLE _new_relationships")
         self.con.execute("DROP TABLE _relink")
 
-    def _insert_relationships(self, links_where: str, target_where: str = "TRUE") -> None:
-        self.con.execute(insert_relationships_sql(links_where, target_where))
+    def _insert_relationships(
+        self, links_where: str, target_where: str = "TRUE", into: str = "relationships"
+    ) -> None:
+        self.con.execute(insert_relationships_sql(links_where, target_where, into))
 
     def rebuild_relationships(self) -> None:
         """Derive every relationship again (after a migration or for tests)."""

@@ -61,13 +61,15 @@ def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     return [(link_key(k), kind) for k, kind in keys if link_key(k)]
 
 
-def insert_relationships_sql(links_where: str, target_where: str = "TRUE") -> str:
+def insert_relationships_sql(
+    links_where: str, target_where: str = "TRUE", into: str = "relationships"
+) -> str:
     """INSERT the relationships of the links `links_where` picks (a filter on `l.entity_id`
     and `l.key` only), each resolved to its best name: kind of name first, then nearness, then
     id. Only names several notes share are resolved per linking note; the rest keep one
     grouped pick, so this costs what the resolution without nearness did."""
     return f"""
-    INSERT INTO relationships
+    INSERT INTO {into}
     WITH best AS (SELECT key, min(priority) AS p,
                          arg_min(entity_id, (priority, entity_id)) AS entity_id
                   FROM entity_names GROUP BY key),
