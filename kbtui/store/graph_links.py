@@ -70,16 +70,17 @@ def insert_relationships_sql(
     grouped pick, so this costs what the resolution without nearness did."""
     return f"""
     INSERT INTO {into}
-    WITH best AS (SELECT key, min(priority) AS p,
-                         arg_min(entity_id, (priority, entity_id)) AS entity_id
-                  FROM entity_names GROUP BY key),
+    WITH scope AS (SELECT DISTINCT entity_id, key FROM links l WHERE {links_where}),
+    best AS (SELECT key, min(priority) AS p,
+                    arg_min(entity_id, (priority, entity_id)) AS entity_id
+             FROM entity_names WHERE key IN (SELECT key FROM scope) GROUP BY key),
     shared AS (SELECT e.key, b.p FROM entity_names e
                JOIN best b ON b.key = e.key AND b.p = e.priority
                GROUP BY e.key, b.p HAVING count(DISTINCT e.entity_id) > 1),
     nearest AS (  -- a name several notes share: the one nearest the linking note
         SELECT l.entity_id AS source_id, l.key, arg_min(e.entity_id, (
                    {_folder_steps("sn.folder", "t.folder")}, e.entity_id)) AS entity_id
-        FROM (SELECT DISTINCT entity_id, key FROM links l WHERE {links_where}) l
+        FROM scope l
         JOIN shared s ON s.key = l.key
         JOIN entity_names e ON e.key = l.key AND e.priority = s.p
         JOIN notes sn ON sn.entity_id = l.entity_id

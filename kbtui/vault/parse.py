@@ -59,7 +59,8 @@ class NoteError(ValueError):
 
 
 def parse_note(path: str, text: str) -> ParsedNote:
-    """Parse decoded text of the vault-relative `path`. Raises NoteError for broken notes."""
+    """Parse decoded text of the vault-relative `path`. Properties that cannot be read are
+    reported in `warnings`, never raised: the note still has its body and file name."""
     meta, body, warnings = _split_frontmatter(text)
     tokens = _markdown().parse(body)
     body_links, inline_tags, sections = _walk_tokens(tokens, body)
