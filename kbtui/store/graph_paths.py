@@ -16,6 +16,12 @@ and stops once the two meet or the hop bound is spent. The iteration that meets 
 the meeting nodes (a frontier through a hub can reach 30k nodes; writing them back into
 the state cost more than the search). The path is then walked back from the meeting node
 choosing the smallest node number at each step, and entity ids are joined once at the end.
+
+Measured (bench/kg_graph.py, 100k entities / 1M relationships, machine load ~10): the query
+takes ~16 ms of CPU on one thread (search ~9, walk and names ~6); through the tool p50/p95
+50/120 ms against 43/99 ms for the numpy BFS it replaced (tests/graph_oracle.py, now the
+test oracle), which also had to reload its adjacency (~0.6-1 s) after every graph change.
+A path stored in the state as lists instead of the walk-back cost twice as much.
 """
 
 from __future__ import annotations
