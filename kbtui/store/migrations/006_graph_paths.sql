@@ -10,5 +10,6 @@ CREATE TABLE IF NOT EXISTS graph_nodes (
 CREATE TABLE IF NOT EXISTS graph_edges (
     a      INTEGER NOT NULL,      -- every relationship walked both ways, once per pair,
     b      INTEGER NOT NULL,      -- sorted by `a` when rebuilt so scans skip row groups
+    bkey   UBIGINT NOT NULL,      -- b's key: ties between equal paths go to the smallest key
     rel_id VARCHAR NOT NULL       -- the smallest rel_id between the two, either direction
 );
