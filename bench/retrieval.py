@@ -35,7 +35,7 @@ from kbtui.services.kb import KnowledgeBase
 from kbtui.services.search import Mode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import vault_set  # noqa: E402  (bench/ is not a package)
+import vault_set  # bench/ is not a package: imported from its folder
 
 DEFAULT_DATA = Path("/work/shared/data/scifact")
 MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
@@ -222,7 +222,7 @@ def main() -> None:
                 chunks = kb.store.stats().get("chunks", "?")
                 print(
                     f"corpus {len(corpus)} notes -> {chunks} chunks, indexed in {index_s:.1f} s "
-                    f"({embedder.misses if embedder else 0} texts embedded, the rest from the cache; "
+                    f"({embedder.misses if embedder else 0} texts embedded, the rest cached; "
                     f"{len(report.skipped)} skipped); {len(queries)} queries; "
                     f"chunk {settings.chunk_size}/{settings.chunk_overlap}",
                     flush=True,
