@@ -9,12 +9,14 @@ they are not published over MCP: their names start with `app_` and they live out
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from kbtui.services.envelope import ValidationError, ok
 from kbtui.services.params import Param
-from kbtui.services.tools import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.services.tools import ENTITY_ID_PATTERN, KB_SEARCH, ToolSpec
+from kbtui.tokenize import searchable
 
 if TYPE_CHECKING:
     from kbtui.services.kb import KnowledgeBase
@@ -60,6 +62,20 @@ APP_TOOLS = {
             {"entities": []},
         ),
         ToolSpec(
+            "app_search",
+            "kb_search for the TUI: the same answer, but a query of two ideographs (退款, "
+            "refund: a whole word) is searched; kb_search keeps the spec's 3-character minimum.",
+            {
+                **KB_SEARCH.params,
+                "query": replace(
+                    KB_SEARCH.params["query"],
+                    description="What to look for: 3-500 characters, or 2 ideographs.",
+                    min_length=1,
+                ),
+            },
+            KB_SEARCH.empty,
+        ),
+        ToolSpec(
             "app_reindex",
             "Index these vault-relative paths now (e.g. a note just edited), or the whole vault "
             "(incremental); the report lists notes that could not be indexed and why.",
@@ -85,7 +101,16 @@ def app_handlers(kb: KnowledgeBase) -> dict[str, Callable[[dict[str, Any]], dict
         "app_list_entities": lambda args: list_entities(kb, args),
         "app_entity_labels": lambda args: entity_labels(kb, args),
         "app_reindex": lambda args: reindex(kb, args),
+        "app_search": lambda args: search(kb, args),
     }
+
+
+def search(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:
+    if not searchable(args["query"]):
+        raise ValidationError(
+            "query is too short (min 3 characters, or 2 ideographs)", field="query"
+        )
+    return kb.kb_search(args)
 
 
 def facets(kb: KnowledgeBase, args: dict[str, Any]) -> dict[str, Any]:

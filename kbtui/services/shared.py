@@ -43,7 +43,7 @@ T = TypeVar("T")
 # Calls that change nothing but usage counters: safe to run again on the next owner.
 REPEATABLE = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates", *GRAPH_READS}
-    | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex"}
+    | {"app_facets", "app_list_entities", "app_entity_labels", "app_reindex", "app_search"}
 )
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 
