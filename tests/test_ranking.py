@@ -20,7 +20,11 @@ from kbtui.embed import FastEmbedder
 from kbtui.services.kb import KnowledgeBase
 from kbtui.services.search import SearchService
 from kbtui.store import Store
+from kbtui.services.runtime import VaultRuntime
 from kbtui.tokenize import latin_share, searchable
+from kbtui.tui.screens.search import SearchScreen
+from kbtui.tui.widgets.results import EntityList
+from tests.tui_helpers import SIZE, make_app, settle, type_text
 
 DATA = Path(__file__).parent / "data"
 QUESTIONS = [
@@ -92,3 +96,22 @@ def test_a_question_does_not_tie_at_the_top(service: SearchService) -> None:
     scores = [r.score for r in results]
     assert len(scores) == 5 and len(set(scores)) == 5
     assert scores[0] < 1.0 and scores == sorted(scores, reverse=True)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_tui_searches_a_two_ideograph_word(runtime: VaultRuntime) -> None:
+    """東京 (Tokyo) is a whole word: the TUI searches it instead of listing notes by title."""
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "東京")
+        await settle(pilot)
+        search = app.screen
+        assert isinstance(search, SearchScreen) and search.last_query == "東京"
+        results = search.query_one("#results", EntityList)
+        assert results.option_count and results.get_option_at_index(0).id == "daily:2026_03_20"
