@@ -31,8 +31,8 @@ import numpy as np
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
-from kbtui.services.kb import KnowledgeBase
-from kbtui.services.search import Mode
+from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.search.service import Mode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vault_set  # bench/ is not a package: imported from its folder

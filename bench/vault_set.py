@@ -16,8 +16,8 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
-from kbtui.services.kb import KnowledgeBase
-from kbtui.services.search import Mode
+from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.search.service import Mode
 
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "vault_queries.jsonl"

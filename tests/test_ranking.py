@@ -17,9 +17,9 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.kb import KnowledgeBase
-from kbtui.services.runtime import VaultRuntime
-from kbtui.services.search import SearchService
+from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.runtime.runtime import VaultRuntime
+from kbtui.search.service import SearchService
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, searchable
 from kbtui.tui.screens.search import SearchScreen

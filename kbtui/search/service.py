@@ -1,0 +1,269 @@
+"""Hybrid search: exact vector search in RAM plus BM25 from the store, fused per chunk.
+
+Scores are calibrated to 0..1 so they mean the same across queries:
+- vector: cosine mapped linearly from [COS_FLOOR, COS_CEIL] to [0, 1] (on vault_example,
+  off-topic queries peak at cosine 0.29 and on-topic ones reach 0.45-0.75);
+- keyword: BM25 divided by the best score the query could reach (every query term present,
+  saturated), so 1.0 means "all the query's words, prominently";
+- hybrid: 1 - (1 - v)(1 - b(k)) with b(k) = w k / (1 + (w - 1) k), w = KEYWORD_WEIGHT:
+  either signal alone can carry a result, both together rank higher. b lifts the low keyword
+  scores long queries get (a query's best BM25 rarely nears the maximum k is divided by) yet
+  reaches 1 only at k = 1, so strong matches do not tie at 1.0 as a clipped w*k made them.
+  The old rule was 1 - (1 - v)(1 - 0.6 k). On SciFact's training queries (bench/retrieval.py)
+  w = 2 ranked best (nDCG@10 0.828), w = 1.5 nearly as well (0.825); 1.5 keeps a query that
+  shares one stray word with a note (k ~ 0.1, e.g. the spec's junk-query example) under
+  MIN_SCORE, where 2 let it through. Results under MIN_SCORE are dropped, so junk queries
+  return nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
+
+import numpy as np
+
+from kbtui.embed import Embedder
+from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.search.keyword_index import KeywordIndex
+from kbtui.search.vector_index import AnnIndex, VectorIndex
+from kbtui.store import Store
+from kbtui.tokenize import latin_share, query_terms
+from kbtui.vault.plain import plain_text
+
+Mode = Literal["hybrid", "vector", "keyword"]
+COS_FLOOR = 0.30
+COS_KNEE = 0.75  # cosine 0.75 maps to 0.90; 1.0 to 1.0 (it was clipped to 1.0 at 0.75)
+KNEE_SCORE = 0.90
+KEYWORD_WEIGHT = 1.5
+DENSE_WEIGHT = 0.6  # the vector side's share of the per-query relative fusion
+DENSE_LO = 0.0  # cosine counted as "no similarity" when cosines are scaled per query
+RELATIVE_WEIGHT = 2.0  # ranking key: absolute evidence + this x the relative fusion
+MIN_SCORE = 0.15
+SNIPPET_CHARS = 200
+
+
+def calibrate_cosine(cos: np.ndarray) -> np.ndarray:
+    """Cosine -> 0..1: 0 up to COS_FLOOR, linear to KNEE_SCORE at COS_KNEE, then on to 1.0."""
+    return np.asarray(np.interp(cos, [COS_FLOOR, COS_KNEE, 1.0], [0.0, KNEE_SCORE, 1.0]))
+
+
+def fuse(vector: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+    """Absolute evidence of a chunk, comparable across queries (see the module docstring)."""
+    boosted = KEYWORD_WEIGHT * keyword / (1.0 + (KEYWORD_WEIGHT - 1.0) * keyword)
+    return 1.0 - (1.0 - vector) * (1.0 - boosted)
+
+
+def relative(cos: np.ndarray, bm25: np.ndarray, dense: float) -> np.ndarray:
+    """Per-query fusion in 0..1: each signal divided by this query's best, then mixed."""
+    top_cos = float(cos.max(initial=DENSE_LO))
+    span = max(top_cos - DENSE_LO, 1e-9)
+    v = np.clip((cos - DENSE_LO) / span, 0.0, 1.0)
+    top_bm25 = float(bm25.max(initial=0.0))
+    k = bm25 / top_bm25 if top_bm25 > 0 else bm25
+    return dense * v + (1.0 - dense) * k
+
+
+def hybrid_scores(
+    cos: np.ndarray, bm25: np.ndarray, keyword: np.ndarray, share: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, vector scores) of a query's candidate chunks, for hybrid mode.
+
+    Ranked by absolute evidence plus RELATIVE_WEIGHT x the per-query relative fusion, and
+    scaled so the first result scores the query's best absolute evidence: scores stay
+    comparable across queries at the top, and a query with no real evidence keeps every
+    result under MIN_SCORE. `share` is how much of the query the model can read
+    (latin_share): 0 for a Chinese question, whose cosines are noise, so keywords rank it.
+    """
+    vector = calibrate_cosine(cos) * share
+    evidence = fuse(vector, keyword)
+    key = evidence + RELATIVE_WEIGHT * relative(cos, bm25, DENSE_WEIGHT * share)
+    top = float(key.max(initial=0.0))
+    if top <= 0:
+        return np.zeros_like(key), vector
+    return float(evidence.max()) * key / top, vector
+
+
+class SearchService:
+    """The search half of the query layer; TUI, CLI and MCP all call `search()`."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None,
+        ann: AnnIndex | None = None,
+        ann_min: int = 150_000,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._ann = ann
+        self._ann_min = ann_min
+        self._vectors: VectorIndex | None = None
+        self._keywords: KeywordIndex | None = None
+        self._filter_cache: dict[tuple[SearchFilters, int], np.ndarray] = {}
+        self._beside: ThreadPoolExecutor | None = None  # BM25 while the query is embedded
+
+    @property
+    def vectors(self) -> VectorIndex:
+        if self._vectors is None:
+            self._vectors = VectorIndex(self.store, self._ann, self._ann_min)
+        return self._vectors
+
+    def close(self) -> None:
+        if self._beside is not None:
+            self._beside.shutdown()
+        if self._vectors is not None:
+            self._vectors.close()
+        elif self._ann is not None:
+            self._ann.close()
+
+    @property
+    def keywords(self) -> KeywordIndex:
+        if self._keywords is None:
+            self._keywords = KeywordIndex(self.store)
+        return self._keywords
+
+    def allowed(self, filters: SearchFilters) -> np.ndarray | None:
+        """Sorted cids that pass the filters (None: no filter), cached per index generation."""
+        if filters == SearchFilters():
+            return None
+        key = (filters, self.store.generation)
+        if key not in self._filter_cache:
+            if len(self._filter_cache) > 32:
+                self._filter_cache.clear()
+            self._filter_cache[key] = self.store.filtered_cids(filters)
+        return self._filter_cache[key]
+
+    def embed_query(self, query: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+
+    def search_chunks(
+        self,
+        query: str,
+        k: int = 10,
+        filters: SearchFilters | None = None,
+        mode: Mode = "hybrid",
+        min_score: float = MIN_SCORE,
+        notes: int | None = None,
+    ) -> list[ChunkHit]:
+        """Top-k chunks, best first; with `notes`, stop once that many notes have a chunk."""
+        allowed = self.allowed(filters or SearchFilters())
+        if allowed is not None and not len(allowed):
+            return []
+        pool = max(50, k * 2)
+        terms = query_terms(query)
+        keyword_hits = None
+        if mode == "hybrid" and self.embedder is not None:
+            # BM25 runs on a second thread while the query is embedded and scored (both
+            # release the GIL): -3 ms of ~20 at 100k chunks. Both indexes catch up with the
+            # store first, here, so the other thread never touches the DuckDB connection.
+            self.keywords.sync()
+            self.vectors.sync()
+            if self._beside is None:
+                self._beside = ThreadPoolExecutor(1, thread_name_prefix="kbtui-bm25")
+            keyword_hits = self._beside.submit(self.keywords.search, terms, pool, allowed)
+        qvec = self.embed_query(query) if mode != "keyword" else None
+        vec_hits: dict[int, float] = {}
+        if qvec is not None:
+            vec_hits = dict(self.vectors.search(qvec, pool, allowed))
+        kw_hits: dict[int, tuple[float, float]] = {}
+        if mode != "vector":
+            found = (
+                keyword_hits.result()
+                if keyword_hits is not None
+                else self.keywords.search(terms, pool, allowed)
+            )
+            kw_hits = {cid: (raw, norm) for cid, raw, norm in found}
+        if qvec is not None and mode == "hybrid":
+            missing = [cid for cid in kw_hits if cid not in vec_hits]
+            vec_hits.update(self.vectors.similarities(qvec, missing))
+        cids = list(vec_hits.keys() | kw_hits.keys())
+        cos = np.nan_to_num(np.array([vec_hits.get(c, np.nan) for c in cids]), nan=-1.0)
+        raw = np.array([kw_hits.get(c, (0.0, 0.0))[0] for c in cids], dtype=np.float64)
+        kw = np.array([kw_hits.get(c, (0.0, 0.0))[1] for c in cids], dtype=np.float64)
+        if mode == "keyword":
+            v, score = np.zeros(len(cids)), kw
+        elif mode == "vector":
+            v = calibrate_cosine(cos)
+            score = v
+        else:
+            score, v = hybrid_scores(cos, raw, kw, latin_share(query))
+        at = np.flatnonzero(score >= min_score)
+        order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -score[at]))]
+        out: list[ChunkHit] = []
+        seen: set[str] = set()
+        for i in order.tolist():
+            where = self.keywords.locate(cids[i])
+            if where is None:
+                continue
+            seen.add(where[0])
+            out.append(
+                ChunkHit(
+                    cid=cids[i],
+                    chunk_id=f"{where[0]}_chunk_{where[1]}",
+                    entity_id=where[0],
+                    score=round(float(score[i]), 4),
+                    vector_score=round(float(v[i]), 4),
+                    keyword_score=round(float(kw[i]), 4),
+                )
+            )
+            if len(out) >= k or (notes is not None and len(seen) >= notes):
+                break
+        return out
+
+    def search(
+        self,
+        query: str,
+        top_k: int = 10,
+        filters: SearchFilters | None = None,
+        mode: Mode = "hybrid",
+    ) -> list[SearchResult]:
+        """Note-level results: the best chunk of each matching note, best first."""
+        chunk_hits = self.search_chunks(query, max(top_k * 10, 50), filters, mode, notes=top_k)
+        best: dict[str, ChunkHit] = {}
+        for hit in chunk_hits:
+            best.setdefault(hit.entity_id, hit)
+        chosen = list(best.values())[:top_k]
+        details = self.store.chunk_details([h.cid for h in chosen])
+        results = []
+        for hit in chosen:
+            d = details[hit.cid]
+            results.append(
+                SearchResult(
+                    id=hit.entity_id,
+                    type=d["type"],
+                    title=d["title"],
+                    snippet=make_snippet(d["content"], query),
+                    score=hit.score,
+                    metadata={
+                        "file_path": d["path"],
+                        "chunk_index": d["chunk_index"],
+                        "chunk_id": d["chunk_id"],
+                        "entity_id": hit.entity_id,
+                        "heading": d["heading"],
+                        "vector_score": hit.vector_score,
+                        "keyword_score": hit.keyword_score,
+                    },
+                )
+            )
+        return results
+
+
+def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
+    """At most `limit` characters of the chunk, around the first query word it contains."""
+    lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
+    text = re.sub(r"\s+", " ", plain_text("\n".join(lines) or content, keep_code=True))
+    if len(text) <= limit:
+        return text
+    words = [w for w in re.findall(r"\w{3,}", query.lower())]
+    lowered = text.lower()
+    hits = [p for p in (lowered.find(w) for w in words) if p >= 0]
+    start = max(0, min(hits) - limit // 4) if hits else 0
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    body = text[start : start + limit - 2 * (start > 0) - 1].rstrip()
+    return ("…" if start else "") + body + "…"
