@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +33,9 @@ from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.service import Mode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vault_set  # bench/ is not a package: imported from its folder
 
 DEFAULT_DATA = Path("/work/shared/data/scifact")
 MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
@@ -175,6 +179,9 @@ def main() -> None:
         "by id (the full corpus takes ~20k chunk embeddings)",
     )
     parser.add_argument("--no-cache", action="store_true", help="embed everything afresh")
+    parser.add_argument("--no-vault-set", action="store_true", help="skip the vault query set")
+    parser.add_argument("--no-scifact", action="store_true", help="only the vault query set")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list vault-set misses")
     parser.add_argument(
         "--modes",
         default=",".join(MODES),
@@ -197,39 +204,60 @@ def main() -> None:
     embedder = None
     if modes != ("keyword",):
         embedder = CachedEmbedder(FastEmbedder(), None if args.no_cache else args.cache)
-    with tempfile.TemporaryDirectory(prefix="kbtui-scifact-") as tmp:
-        vault = Path(tmp) / "vault"
-        write_vault(corpus, vault)
-        settings = Settings.for_vault(vault)
-        kb = KnowledgeBase.open(settings, embedder)
-        try:
-            started = time.perf_counter()
-            report = kb.indexer.run()
-            if embedder is not None:
-                embedder.save()
-            index_s = time.perf_counter() - started
-            chunks = kb.store.stats().get("chunks", "?")
-            print(
-                f"corpus {len(corpus)} notes -> {chunks} chunks, indexed in {index_s:.1f} s "
-                f"({embedder.misses if embedder else 0} texts embedded, the rest from the cache; "
-                f"{len(report.skipped)} skipped); {len(queries)} queries; "
-                f"chunk {settings.chunk_size}/{settings.chunk_overlap}",
-                flush=True,
-            )
-            started = time.perf_counter()
-            table = evaluate(kb, queries, qrels, modes)
-            search_s = time.perf_counter() - started
-        finally:
-            kb.close()
-    print(f"\n{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8}")
-    for mode, (ndcg, recall, mrr) in table.items():
-        print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f}")
+    print(f"commit {commit()}", flush=True)
+    table: dict[Mode, tuple[float, float, float]] = {}
+    search_s = 0.0
+    if not args.no_scifact:
+        with tempfile.TemporaryDirectory(prefix="kbtui-scifact-") as tmp:
+            vault = Path(tmp) / "vault"
+            write_vault(corpus, vault)
+            settings = Settings.for_vault(vault)
+            kb = KnowledgeBase.open(settings, embedder)
+            try:
+                started = time.perf_counter()
+                report = kb.indexer.run()
+                if embedder is not None:
+                    embedder.save()
+                index_s = time.perf_counter() - started
+                chunks = kb.store.stats().get("chunks", "?")
+                print(
+                    f"corpus {len(corpus)} notes -> {chunks} chunks, indexed in {index_s:.1f} s "
+                    f"({embedder.misses if embedder else 0} texts embedded, the rest cached; "
+                    f"{len(report.skipped)} skipped); {len(queries)} queries; "
+                    f"chunk {settings.chunk_size}/{settings.chunk_overlap}",
+                    flush=True,
+                )
+                started = time.perf_counter()
+                table = evaluate(kb, queries, qrels, modes)
+                search_s = time.perf_counter() - started
+            finally:
+                kb.close()
+        print(f"\nSciFact training\n{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8}")
+        for mode, (ndcg, recall, mrr) in table.items():
+            print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f}")
+    if not args.no_vault_set:
+        vtable, n = vault_set.evaluate(embedder, modes, args.verbose)
+        print(f"\nvault set: {n} short queries (bench/vault_queries.jsonl)")
+        print(f"{'mode':<9} {'nDCG@10':>8} {'MRR@10':>8}")
+        for mode, (vndcg, vmrr) in vtable.items():
+            print(f"{mode:<9} {vndcg:8.3f} {vmrr:8.3f}")
     print(
         f"\nsearch: {search_s:.1f} s for {len(queries) * len(modes) * 2} calls; "
         f"model {embedder.model_id if embedder else None}; "
         f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
         file=sys.stderr,
     )
+
+
+def commit() -> str:
+    """The commit measured, with "+dirty" when tracked files have uncommitted changes."""
+
+    def git(*args: str) -> str:
+        here = Path(__file__).resolve().parent
+        return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True).stdout
+
+    head = git("rev-parse", "--short", "HEAD").strip() or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 if __name__ == "__main__":

@@ -225,3 +225,35 @@ def _fold(word: str) -> str:
     decomposed = unicodedata.normalize("NFKD", word)
     folded = "".join(c for c in decomposed if not unicodedata.combining(c))
     return unicodedata.normalize("NFC", folded) or word  # NFC: Hangul syllables, not jamo
+
+
+_IDEOGRAPH_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def ideographs(text: str) -> int:
+    """How many CJK ideographs, kana or Hangul syllables the text holds."""
+    return len(_IDEOGRAPH_RE.findall(text))
+
+
+def searchable(query: str, min_chars: int = 3) -> bool:
+    """Long enough to search: `min_chars` characters, or two ideographs (退款 is a word)."""
+    text = query.strip()
+    return len(text) >= min_chars or ideographs(text) >= 2
+
+
+def latin_share(query: str) -> float:
+    """The share of the query's letters and digits in Latin script (0..1; 1 for no letters).
+
+    The embedding model (English MiniLM) reads Latin-script text only: every Chinese text
+    embeds near every other, so a Chinese question scores unrelated Chinese notes at cosine
+    0.6-0.87. Search weighs the vector signal by this share.
+    """
+    letters = [c for c in unicodedata.normalize("NFKC", query) if c.isalnum()]
+    if not letters:
+        return 1.0
+    return sum(1 for c in letters if _latin(c)) / len(letters)
+
+
+@lru_cache(maxsize=4096)
+def _latin(char: str) -> bool:
+    return char.isascii() or unicodedata.name(char, "").startswith("LATIN")

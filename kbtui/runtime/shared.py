@@ -48,6 +48,7 @@ REPEATABLE = READS | {
     "app_reindex",
     "app_sql",
     "app_note_mentions",
+    "app_search",
 }
 EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 

@@ -29,24 +29,60 @@ from kbtui.models import ChunkHit, SearchFilters, SearchResult
 from kbtui.search.keyword_index import KeywordIndex
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
-from kbtui.tokenize import query_terms
+from kbtui.tokenize import latin_share, query_terms
 from kbtui.vault.plain import plain_text
 
 Mode = Literal["hybrid", "vector", "keyword"]
 COS_FLOOR = 0.30
-COS_CEIL = 0.75
+COS_KNEE = 0.75  # cosine 0.75 maps to 0.90; 1.0 to 1.0 (it was clipped to 1.0 at 0.75)
+KNEE_SCORE = 0.90
 KEYWORD_WEIGHT = 1.5
+DENSE_WEIGHT = 0.6  # the vector side's share of the per-query relative fusion
+DENSE_LO = 0.0  # cosine counted as "no similarity" when cosines are scaled per query
+RELATIVE_WEIGHT = 2.0  # ranking key: absolute evidence + this x the relative fusion
 MIN_SCORE = 0.15
 SNIPPET_CHARS = 200
 
 
 def calibrate_cosine(cos: np.ndarray) -> np.ndarray:
-    return np.clip((cos - COS_FLOOR) / (COS_CEIL - COS_FLOOR), 0.0, 1.0)
+    """Cosine -> 0..1: 0 up to COS_FLOOR, linear to KNEE_SCORE at COS_KNEE, then on to 1.0."""
+    return np.asarray(np.interp(cos, [COS_FLOOR, COS_KNEE, 1.0], [0.0, KNEE_SCORE, 1.0]))
 
 
 def fuse(vector: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+    """Absolute evidence of a chunk, comparable across queries (see the module docstring)."""
     boosted = KEYWORD_WEIGHT * keyword / (1.0 + (KEYWORD_WEIGHT - 1.0) * keyword)
     return 1.0 - (1.0 - vector) * (1.0 - boosted)
+
+
+def relative(cos: np.ndarray, bm25: np.ndarray, dense: float) -> np.ndarray:
+    """Per-query fusion in 0..1: each signal divided by this query's best, then mixed."""
+    top_cos = float(cos.max(initial=DENSE_LO))
+    span = max(top_cos - DENSE_LO, 1e-9)
+    v = np.clip((cos - DENSE_LO) / span, 0.0, 1.0)
+    top_bm25 = float(bm25.max(initial=0.0))
+    k = bm25 / top_bm25 if top_bm25 > 0 else bm25
+    return dense * v + (1.0 - dense) * k
+
+
+def hybrid_scores(
+    cos: np.ndarray, bm25: np.ndarray, keyword: np.ndarray, share: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, vector scores) of a query's candidate chunks, for hybrid mode.
+
+    Ranked by absolute evidence plus RELATIVE_WEIGHT x the per-query relative fusion, and
+    scaled so the first result scores the query's best absolute evidence: scores stay
+    comparable across queries at the top, and a query with no real evidence keeps every
+    result under MIN_SCORE. `share` is how much of the query the model can read
+    (latin_share): 0 for a Chinese question, whose cosines are noise, so keywords rank it.
+    """
+    vector = calibrate_cosine(cos) * share
+    evidence = fuse(vector, keyword)
+    key = evidence + RELATIVE_WEIGHT * relative(cos, bm25, DENSE_WEIGHT * share)
+    top = float(key.max(initial=0.0))
+    if top <= 0:
+        return np.zeros_like(key), vector
+    return float(evidence.max()) * key / top, vector
 
 
 class SearchService:
@@ -133,24 +169,28 @@ class SearchService:
         vec_hits: dict[int, float] = {}
         if qvec is not None:
             vec_hits = dict(self.vectors.search(qvec, pool, allowed))
-        kw_hits: dict[int, float] = {}
+        kw_hits: dict[int, tuple[float, float]] = {}
         if mode != "vector":
             found = (
                 keyword_hits.result()
                 if keyword_hits is not None
                 else self.keywords.search(terms, pool, allowed)
             )
-            kw_hits = {cid: norm for cid, _raw, norm in found}
+            kw_hits = {cid: (raw, norm) for cid, raw, norm in found}
         if qvec is not None and mode == "hybrid":
             missing = [cid for cid in kw_hits if cid not in vec_hits]
             vec_hits.update(self.vectors.similarities(qvec, missing))
         cids = list(vec_hits.keys() | kw_hits.keys())
-        cos = np.array([vec_hits.get(c, np.nan) for c in cids], dtype=np.float64)
-        v = np.zeros(len(cids)) if mode == "keyword" else np.nan_to_num(calibrate_cosine(cos))
-        kw = np.array(
-            [kw_hits.get(c, 0.0) for c in cids] if mode != "vector" else [0.0] * len(cids)
-        )
-        score = v if mode == "vector" else kw if mode == "keyword" else fuse(v, kw)
+        cos = np.nan_to_num(np.array([vec_hits.get(c, np.nan) for c in cids]), nan=-1.0)
+        raw = np.array([kw_hits.get(c, (0.0, 0.0))[0] for c in cids], dtype=np.float64)
+        kw = np.array([kw_hits.get(c, (0.0, 0.0))[1] for c in cids], dtype=np.float64)
+        if mode == "keyword":
+            v, score = np.zeros(len(cids)), kw
+        elif mode == "vector":
+            v = calibrate_cosine(cos)
+            score = v
+        else:
+            score, v = hybrid_scores(cos, raw, kw, latin_share(query))
         at = np.flatnonzero(score >= min_score)
         order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -score[at]))]
         out: list[ChunkHit] = []

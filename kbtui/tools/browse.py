@@ -9,13 +9,14 @@ they are not published over MCP: their names start with `app_` and they live out
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from kbtui.store import DatabaseError, QueryRefused
+from kbtui.tokenize import searchable
 from kbtui.tools.envelope import ValidationError, ok
-from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN, KB_SEARCH, ToolSpec
 from kbtui.tools.params import Param
 from kbtui.tools.parts import VaultParts
 
@@ -60,6 +61,20 @@ APP_TOOLS = {
             {"entities": []},
         ),
         ToolSpec(
+            "app_search",
+            "kb_search for the TUI: the same answer, but a query of two ideographs (退款, "
+            "refund: a whole word) is searched; kb_search keeps the spec's 3-character minimum.",
+            {
+                **KB_SEARCH.params,
+                "query": replace(
+                    KB_SEARCH.params["query"],
+                    description="What to look for: 3-500 characters, or 2 ideographs.",
+                    min_length=1,
+                ),
+            },
+            KB_SEARCH.empty,
+        ),
+        ToolSpec(
             "app_reindex",
             "Index these vault-relative paths now (e.g. a note just edited), or the whole vault "
             "(incremental); the report lists notes that could not be indexed and why.",
@@ -92,15 +107,13 @@ APP_TOOLS = {
 }
 
 
-def app_handlers(parts: VaultParts) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    """The handler of each app tool, bound to one knowledge base."""
-    return {
-        "app_facets": lambda args: facets(parts, args),
-        "app_list_entities": lambda args: list_entities(parts, args),
-        "app_entity_labels": lambda args: entity_labels(parts, args),
-        "app_reindex": lambda args: reindex(parts, args),
-        "app_sql": lambda args: sql(parts, args),
-    }
+def search_query(args: dict[str, Any]) -> dict[str, Any]:
+    """app_search's arguments, once its query is long enough to search (then: kb_search)."""
+    if not searchable(args["query"]):
+        raise ValidationError(
+            "query is too short (min 3 characters, or 2 ideographs)", field="query"
+        )
+    return args
 
 
 def facets(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:

@@ -96,6 +96,11 @@ TOOLS: dict[str, Tool] = {
         _app("app_entity_labels", browse.entity_labels),
         _app("app_reindex", browse.reindex),
         _app("app_sql", browse.sql),
+        Tool(
+            APP_TOOLS["app_search"],
+            lambda t, a: t.kb.kb_search(browse.search_query(a)),
+            published=False,
+        ),
     )
 }
 PUBLISHED: dict[str, ToolSpec] = {n: t.spec for n, t in TOOLS.items() if t.published}

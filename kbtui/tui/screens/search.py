@@ -15,12 +15,13 @@ from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
 from kbtui.cells import cell_safe
+from kbtui.tokenize import searchable
 from kbtui.tui.messages import OpenNote, SearchDone
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.widgets.results import EntityList, entity_option, result_option
 
 DEBOUNCE_SECONDS = 0.05  # coalesces a burst of keys; short enough to feel instant
-MIN_QUERY = 3  # kb_search's minimum query length
+MIN_QUERY = 3  # kb_search's minimum query length; two ideographs are a word too (app_search)
 TOP_K = 10  # kb_search's maximum
 BROWSE_LIMIT = 500
 
@@ -125,7 +126,7 @@ class SearchScreen(KbScreen):
     def search(self, query: str, filters: dict[str, str]) -> None:
         """Runs off the event loop: typing never waits for the index."""
         started = time.perf_counter()
-        browsing = len(query) < MIN_QUERY
+        browsing = not searchable(query, MIN_QUERY)
         if browsing:
             args: dict[str, Any] = {"limit": BROWSE_LIMIT}
             if "type" in filters:
@@ -133,7 +134,7 @@ class SearchScreen(KbScreen):
             envelope = self.kb.tool("app_list_entities", args)
         else:
             envelope = self.kb.tool(
-                "kb_search", {"query": query, "top_k": TOP_K, "filters": filters}
+                "app_search", {"query": query, "top_k": TOP_K, "filters": filters}
             )
         if not get_current_worker().is_cancelled:
             self.post_message(SearchDone(query, envelope, time.perf_counter() - started, browsing))
@@ -191,7 +192,7 @@ class SearchScreen(KbScreen):
         """Enter opens the highlighted result; typed faster than the debounce, it searches
         now and opens the top result of *this* query when it arrives, never the old list's."""
         typed = self.query_one("#query", Input).value.strip()
-        if typed == self.last_query or len(typed) < MIN_QUERY:
+        if typed == self.last_query or not searchable(typed, MIN_QUERY):
             self.action_open()
             return
         if self._debounce is not None:
