@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from kbtui.cli_common import make_embedder, settings_for, vault_option
-from kbtui.store import StoreError
 
 LEVELS = ("debug", "info", "warning", "error")
 
@@ -28,6 +27,7 @@ def mcp(vault: str | None, log_file: str | None, log_level: str, no_watch: bool)
     it over when that process exits."""
     from kbtui.mcp.app import claim_stdout, run_stdio, setup_logging
     from kbtui.services.shared import open_vault
+    from kbtui.store import StoreError
 
     protocol_out = claim_stdout()  # before anything can print
     setup_logging(log_level, log_file)

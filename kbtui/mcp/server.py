@@ -22,7 +22,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from kbtui.services.envelope import ValidationError, failure
-from kbtui.services.kb import ALL_TOOLS
+from kbtui.services.graph_tools import ALL_TOOLS
 from kbtui.services.runtime import VaultHandle
 
 log = logging.getLogger("kbtui.mcp")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kbtui.graph.model import ENTITY_TYPES, RELATIONSHIP_TYPES
 from kbtui.services.params import Param
-from kbtui.services.tools import ToolSpec
+from kbtui.services.tools import KB_TOOLS, ToolSpec
 
 PHASES = ("observation", "reasoning", "planning", "action", "reflection")
 
@@ -217,3 +217,17 @@ KG_TOOLS = {
         ),
     )
 }
+
+# Every published tool's contract. Here, with the contracts, rather than in kb.py: a process
+# that only reaches another kbtui process's index (kbtui.services.shared) needs the contracts
+# without loading the query layer.
+ALL_TOOLS = {**KB_TOOLS, **KG_TOOLS}
+GRAPH_READS = (
+    "kg_get_entity",
+    "kg_find_entity",
+    "kg_get_neighbors",
+    "kg_find_path",
+    "kg_get_high_utility_entities",
+    "kg_get_context",
+    "kg_get_phase_context",
+)

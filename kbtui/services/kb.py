@@ -24,12 +24,12 @@ from kbtui.services.envelope import (
     ok,
 )
 from kbtui.services.graph import KnowledgeGraph
-from kbtui.services.graph_tools import KG_TOOLS
+from kbtui.services.graph_tools import ALL_TOOLS, GRAPH_READS
 from kbtui.services.graph_write import GraphWriter
 from kbtui.services.indexer import Indexer
 from kbtui.services.params import validate
 from kbtui.services.search import Mode, SearchService
-from kbtui.services.tools import ENTITY_TYPES, KB_TOOLS
+from kbtui.services.tools import ENTITY_TYPES
 from kbtui.services.topics import TopicService
 from kbtui.services.vector_index import VectorIndex
 from kbtui.store import DatabaseError, Store, StoreError
@@ -37,17 +37,7 @@ from kbtui.store.hnsw import HnswSideIndex
 from kbtui.vault.chunk import reassemble
 
 log = logging.getLogger("kbtui.kb")
-ALL_TOOLS = {**KB_TOOLS, **KG_TOOLS}
 HNSW_FILENAME = "vectors.hnsw.duckdb"  # disposable: deleted and rebuilt whenever in doubt
-GRAPH_READS = (
-    "kg_get_entity",
-    "kg_find_entity",
-    "kg_get_neighbors",
-    "kg_find_path",
-    "kg_get_high_utility_entities",
-    "kg_get_context",
-    "kg_get_phase_context",
-)
 GRAPH_WRITES = ("kg_create_entity", "kg_create_relationship", "kg_merge_entities")
 VOICE_TOP_K = 3
 
@@ -88,17 +78,21 @@ class KnowledgeBase:
         }
 
     @classmethod
-    def open(cls, settings: Settings, embedder: Embedder | None) -> KnowledgeBase:
+    def open(
+        cls, settings: Settings, embedder: Embedder | None, approximate: bool = True
+    ) -> KnowledgeBase:
         """The composition root for one vault: opens (and migrates) its index.
 
         A vault with more than `hnsw_min_chunks` vectors also gets an HNSW index in a side
         file, opened (reused or rebuilt) in a background thread; exact search answers until
-        it is ready.
+        it is ready. `approximate=False` (a one-shot command): no HNSW index at all, since
+        exact search answers a few queries at once and closing would wait for its open.
         """
         store = Store(settings.db_path)
         ann: HnswSideIndex | None = None
         model = store.meta("embed_model")
-        if embedder is not None and model and store.count_embedded() >= settings.hnsw_min_chunks:
+        big = store.count_embedded() >= settings.hnsw_min_chunks
+        if approximate and embedder is not None and model and big:
             ann = HnswSideIndex(store, settings.index_dir / HNSW_FILENAME, model)
         kb = cls(settings, store, embedder, ann)
         if ann is not None:

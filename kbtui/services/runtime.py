@@ -13,15 +13,16 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kbtui.config import Settings
-from kbtui.embed import Embedder
 from kbtui.models import IndexReport
 from kbtui.services.envelope import UnavailableError, failure
-from kbtui.services.indexer import Indexer, Progress
-from kbtui.services.kb import ALL_TOOLS, KnowledgeBase
-from kbtui.services.watcher import IndexWorker, VaultWatcher
+from kbtui.services.graph_tools import ALL_TOOLS
+
+if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
+    from kbtui.embed import Embedder
+    from kbtui.services.indexer import Progress
 
 log = logging.getLogger("kbtui.runtime")
 
@@ -52,11 +53,21 @@ class VaultRuntime:
     connections are not safe for concurrent use from threads). Every front end that owns the
     vault (the MCP server, the TUI) reaches the query layer through `call`."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None, watch: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None,
+        watch: bool = True,
+        approximate: bool = True,
+    ) -> None:
+        """`approximate=False` for a one-shot command: exact vector search only (no HNSW)."""
+        from kbtui.services.kb import KnowledgeBase
+        from kbtui.services.watcher import IndexWorker, VaultWatcher
+
         self.settings = settings
         self.embedder = embedder
         self.lock = threading.RLock()
-        self.kb = KnowledgeBase.open(settings, embedder)
+        self.kb = KnowledgeBase.open(settings, embedder, approximate)
         self.worker = IndexWorker(settings, self.kb.store, embedder, self.lock)
         self.watcher = (
             VaultWatcher(settings.vault, self.worker.submit, index_dir=settings.index_dir)
@@ -123,6 +134,8 @@ class VaultRuntime:
 
     def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:
         """An incremental pass now, after any pass of the background worker (one at a time)."""
+        from kbtui.services.indexer import Indexer
+
         self._check_open()
         indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
         with self.worker.pass_lock:
