@@ -104,6 +104,8 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
     def close(self) -> None:
         with suppress(duckdb.Error):  # counters only; closing must not fail over them
             self.flush_usage()
+        if self._chunk_cache is not None:
+            self._chunk_cache.close()
         self.con.close()
 
     def snapshot(self) -> Snapshot:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -22,6 +23,7 @@ class ReadQueries:
     """Mixed into Store: every read the services make."""
 
     con: duckdb.DuckDBPyConnection
+    path: Path
     generation: int
     text_generation: int
     _stats_cache: tuple[int, dict[str, Any]] | None = None
@@ -146,7 +148,7 @@ class ReadQueries:
     def _chunks(self) -> ChunkCache:
         """The chunk cache, caught up with the table when notes were written since."""
         if self._chunk_cache is None:
-            self._chunk_cache = ChunkCache()
+            self._chunk_cache = ChunkCache(self.path.parent)  # text files beside the index
         cache = self._chunk_cache
         if self._chunk_cache_at != self.text_generation:
             at = self.text_generation
