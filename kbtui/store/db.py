@@ -46,6 +46,20 @@ NOTE_SELECT = ", ".join(
 
 DatabaseError = duckdb.Error  # what a failing query raises; callers need not import duckdb
 
+# DuckDB's buffer pool, capped once at connect and never changed (changing it after the
+# HNSW side file is attached broke the attach). By default it may keep 80% of the machine's
+# RAM of table pages it has read: at 300k chunks ~1.5 GB after the in-RAM indexes are filled,
+# all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
+# in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
+# Memory"), so it grows with the chunks the index holds at open, and leaves room for growth.
+MEMORY_BASE = 256 * 2**20
+MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
+
+
+def memory_limit(chunks: int) -> str:
+    """The buffer-pool cap for an index of `chunks` chunks, as DuckDB's setting reads it."""
+    return f"{(MEMORY_BASE + MEMORY_PER_CHUNK * chunks) // 2**20}MiB"
+
 
 def _column(values: list[Any]) -> np.ndarray:
     """A typed numpy column. Never dtype=object: DuckDB then tries `import pandas` once per
@@ -89,6 +103,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
+            self.con.execute(f"SET memory_limit = '{memory_limit(self._estimated_chunks())}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
@@ -100,6 +115,13 @@ class Store(ReadQueries, GraphStore, BrowseQueries):
         except BaseException:
             self.con.close()
             raise
+
+    def _estimated_chunks(self) -> int:
+        """Rows of the chunks table from the catalog (no scan); 0 for a new file."""
+        row = self.con.execute(
+            "SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'chunks'"
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
 
     def close(self) -> None:
         with suppress(duckdb.Error):  # counters only; closing must not fail over them
