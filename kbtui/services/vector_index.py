@@ -30,6 +30,7 @@ log = logging.getLogger("kbtui.vectors")
 
 VECTOR_DTYPE = np.float16
 LOAD_BATCH = 16_384  # vectors converted per store read: the float32 copy stays small
+FEW = 1_024  # up to this many new vectors are read by id, not by cid range
 
 
 def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -96,17 +97,21 @@ class VectorIndex:
             self._generation = generation
 
     def _load(self, cids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """These cids' vectors as float16, read in batches (no float32 copy of them all)."""
-        parts = [
-            self.store.load_vectors(cids[i : i + LOAD_BATCH])
-            for i in range(0, len(cids), LOAD_BATCH)
-        ]
+        """These (sorted) cids' vectors as float16, read a cid range at a time: no float32
+        copy of them all, and a range scan where an id list would need a join. A few cids
+        (a saved note) may lie far apart: an id list reads just them."""
+        if len(cids) <= FEW:
+            found, vecs = self.store.load_vectors(cids)
+            return found, vecs.astype(VECTOR_DTYPE)
+        parts = []
+        for i in range(0, len(cids), LOAD_BATCH):
+            batch = cids[i : i + LOAD_BATCH]
+            found, vecs = self.store.load_vector_range(int(batch[0]), int(batch[-1]), VECTOR_DTYPE)
+            keep = row_mask(found, batch)  # the range may hold vectors not asked for
+            parts.append((found[keep], vecs[keep]))
         if not parts:
             return cids[:0], np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)
-        return (
-            np.concatenate([c for c, _ in parts]),
-            np.concatenate([v.astype(VECTOR_DTYPE) for _, v in parts]),
-        )
+        return np.concatenate([c for c, _ in parts]), np.concatenate([v for _, v in parts])
 
     def use_ann(self) -> bool:
         return self.ann is not None and self.ann.ready and self.size >= self.ann_min

@@ -84,6 +84,21 @@ class ReadQueries:
         ).fetchnumpy()
         return np.asarray(res["cid"], dtype=np.int64)
 
+    def load_vector_range(
+        self, low: int, high: int, dtype: type[np.floating[Any]] = np.float32
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(cids, vectors as `dtype`) of embedded chunks with low <= cid <= high: a range the
+        column's min/max statistics prune, for loading every vector a batch at a time."""
+        res = self.con.execute(
+            """SELECT cid, embedding FROM chunks WHERE cid BETWEEN ? AND ?
+               AND embedding IS NOT NULL ORDER BY cid""",
+            [low, high],
+        ).fetchnumpy()
+        found = np.asarray(res["cid"], dtype=np.int64)
+        if not len(found):
+            return found, np.zeros((0, EMBED_DIM), dtype=dtype)
+        return found, np.stack(list(res["embedding"])).astype(dtype)
+
     def load_vectors(self, cids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(cids int64[n], vectors float32[n, 384]) of embedded chunks (all, or these)."""
         if cids is None:
