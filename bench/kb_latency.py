@@ -4,11 +4,15 @@
     python bench/kb_latency.py --chunks 100000      # synthetic vault of ~100k chunks
     python bench/kb_latency.py --chunks 300000 --hnsw
     python bench/kb_latency.py --chunks 300000 --hnsw --realistic
+    python bench/kb_latency.py --chunks 300000 --exact  # no HNSW side file (its build is long)
 
 Synthetic vaults are indexed once (kept under --work, default /tmp/kbtui-bench) with the
 deterministic hash embedder, because embedding 100k chunks with the real model takes an hour
-on 2 cores; queries are still embedded by the real model, so the figures include it. Prints
-p50/p95 warm latency, RSS, and with --hnsw the HNSW build/reuse and recall@10 against exact.
+on 2 cores; queries are still embedded by the real model, so the figures include it. Prints,
+per size (issue 18): ready after (open -> first answer with results, in this process, the
+model already loaded), RSS (own heap and mapped files) after the first answer and after 10 s
+idle, p50/p95 of kb_search and kb_get, recall@10 of what serves vectors (HNSW, or the
+float16 exact matrix) against float32 exact; with --hnsw the HNSW build/reuse.
 With --realistic, a copy of the synthetic index gets vectors shaped like real text's
 (bench/realistic_vectors.py) and the queries are SciFact's, embedded by the real model.
 """
@@ -233,6 +237,9 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=0, help="synthetic vault size (0: example)")
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--hnsw", action="store_true", help="serve vectors from HNSW")
+    parser.add_argument(
+        "--exact", action="store_true", help="exact vector search only (no HNSW build)"
+    )
     parser.add_argument("--realistic", action="store_true", help="realistic vectors, queries")
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
     args = parser.parse_args()
@@ -240,6 +247,8 @@ def main() -> None:
     settings = synthetic_vault(args.work, args.chunks) if args.chunks else example_vault(args.work)
     if args.realistic and args.chunks:
         settings = realistic_copy(args.work, settings)
+    if args.exact:
+        settings = Settings(**{**settings.__dict__, "hnsw_min_chunks": 10**12})
     run(settings, args.rounds, args.hnsw, args.realistic and bool(args.chunks))
 
 
