@@ -25,6 +25,7 @@ import simsimd
 from kbtui.models import EMBED_DIM
 from kbtui.services.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
+from kbtui.store.memory import give_back_freed_memory
 
 log = logging.getLogger("kbtui.vectors")
 
@@ -111,7 +112,10 @@ class VectorIndex:
             parts.append((found[keep], vecs[keep]))
         if not parts:
             return cids[:0], np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)
-        return np.concatenate([c for c, _ in parts]), np.concatenate([v for _, v in parts])
+        loaded = np.concatenate([c for c, _ in parts]), np.concatenate([v for _, v in parts])
+        del parts
+        give_back_freed_memory(len(cids))
+        return loaded
 
     def use_ann(self) -> bool:
         return self.ann is not None and self.ann.ready and self.size >= self.ann_min

@@ -17,6 +17,7 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM, SearchFilters
 from kbtui.store.chunk_cache import NOTE_KEYS, ChunkCache
+from kbtui.store.memory import give_back_freed_memory
 
 
 class ReadQueries:
@@ -179,6 +180,8 @@ class ReadQueries:
                     ).fetchnumpy()
                 cache.add(rows)
                 touched |= set(rows["entity_id"])
+                del rows  # the texts are in the cache's files now
+                give_back_freed_memory(len(added))
             if touched:
                 cache.set_notes(touched, self._note_rows(sorted(touched)))
             self._chunk_cache_at = at
