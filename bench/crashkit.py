@@ -39,7 +39,7 @@ if str(REPO) not in sys.path:
 
 from kbtui.config import Settings  # noqa: E402
 from kbtui.embed import Embedder, FastEmbedder, HashEmbedder  # noqa: E402
-from kbtui.services.indexer import Indexer  # noqa: E402
+from kbtui.indexing.indexer import Indexer  # noqa: E402
 from kbtui.store import Store  # noqa: E402
 from kbtui.store.verify import Snapshot  # noqa: E402
 
@@ -154,7 +154,7 @@ def _child(argv: list[str]) -> int:
         store.close()
         print(json.dumps({"skipped": len(report.skipped), "new": len(report.new)}))
         return 0
-    from kbtui.services.kb import KnowledgeBase
+    from kbtui.runtime.knowledge_base import KnowledgeBase
 
     kb = KnowledgeBase.open(settings, embedder)
     if fault in ("commit", "txn", "checkpoint"):

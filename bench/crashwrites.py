@@ -35,7 +35,7 @@ from crashkit import (
 )
 
 from kbtui.config import Settings
-from kbtui.services.indexer import Indexer
+from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 from kbtui.vault.decode import decode_note
 from kbtui.vault.parse import parse_note

@@ -23,7 +23,7 @@ from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] wh
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 
 QUERY = "battery sensor latency"
 

@@ -29,8 +29,8 @@ from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] wh
 
 from kbtui.config import INDEX_DIRNAME, Settings
 from kbtui.embed import FastEmbedder
+from kbtui.indexing.indexer import EMBED_BATCH, Indexer, embed_text
 from kbtui.models import IndexReport
-from kbtui.services.indexer import EMBED_BATCH, Indexer, embed_text
 from kbtui.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

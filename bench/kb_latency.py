@@ -35,8 +35,8 @@ from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] wh
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
-from kbtui.services.indexer import Indexer
-from kbtui.services.kb import KnowledgeBase
+from kbtui.indexing.indexer import Indexer
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import cpu_times, machine_note, percentiles
 
 from kbtui.config import Settings
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 
 TYPES = ["person", "project", "organization", "technology", "concept"]

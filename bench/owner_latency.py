@@ -31,8 +31,8 @@ from bench_common import QUERIES, percentiles
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.remote import RemoteVault
-from kbtui.services.shared import SharedVault, open_vault
+from kbtui.runtime.remote import RemoteVault
+from kbtui.runtime.shared import SharedVault, open_vault
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -30,8 +30,8 @@ import numpy as np
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
-from kbtui.services.kb import KnowledgeBase
-from kbtui.services.search import Mode
+from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.search.service import Mode
 
 DEFAULT_DATA = Path("/work/shared/data/scifact")
 MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")

@@ -31,7 +31,7 @@ from textual.widgets import Input
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui import VaultSession
 from kbtui.tui.app import KbApp
 from kbtui.tui.screens.search import SearchScreen

@@ -31,9 +31,9 @@ from synth_vault import make_vault
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
+from kbtui.indexing.indexer import Indexer
 from kbtui.models import IndexReport
-from kbtui.services.indexer import Indexer
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Frozen value objects passed between the layers (vault -> services -> store -> front ends)."""
+"""Frozen value objects passed between the layers (README, "How the code is laid out")."""
 
 from __future__ import annotations
 

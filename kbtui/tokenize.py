@@ -6,7 +6,7 @@ overlapping character bigrams. Terms are stored as signed 64-bit hashes: no term
 to keep in sync.
 
 Changing what this module produces changes the index: bump TOKENIZER_VERSION, and the next
-indexing pass re-tokenises every note (kbtui.services.indexer.index_version).
+indexing pass re-tokenises every note (kbtui.indexing.indexer.index_version).
 """
 
 from __future__ import annotations

@@ -16,13 +16,13 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from kbtui.services.indexer import Indexer
+from kbtui.services.runtime import VaultRuntime
 from textual.message import Message
 from textual.widgets import Input
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.indexer import Indexer
-from kbtui.services.runtime import VaultRuntime
 from kbtui.store import Store
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph

@@ -10,8 +10,8 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder, HashEmbedder
-from kbtui.services.indexer import Indexer
-from kbtui.services.runtime import VaultRuntime
+from kbtui.indexing.indexer import Indexer
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing.indexer import Indexer
 from kbtui.models import IndexReport
-from kbtui.services.indexer import Indexer
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.parse import ID_RE, NoteError, parse_note

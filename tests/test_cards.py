@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from kbtui.services.cards import SUMMARY_CHARS, TAKEAWAY_CHARS, extract_sentences, knowledge_card
+from kbtui.search.cards import SUMMARY_CHARS, TAKEAWAY_CHARS, extract_sentences, knowledge_card
 
 BREAD = (
     "Sourdough bread rises with a starter of wild yeast and lactic bacteria instead of baker's "

@@ -10,7 +10,7 @@ import numpy as np
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.indexer import Indexer
+from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 from kbtui.store.chunk_cache import ChunkCache, Texts
 from tests.conftest import copy_vault

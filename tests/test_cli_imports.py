@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.shared import open_vault
+from kbtui.runtime.shared import open_vault
 
 HEAVY = ("duckdb", "numpy", "fastembed", "onnxruntime", "textual", "mcp", "simsimd")
 PROBE = f"""

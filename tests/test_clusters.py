@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kbtui.embed import HashEmbedder
-from kbtui.services.clusters import (
+from kbtui.search.clusters import (
     assign,
     build_clusters,
     choose_k,

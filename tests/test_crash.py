@@ -13,8 +13,8 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.indexer import Indexer
-from kbtui.services.kb import KnowledgeBase
+from kbtui.indexing.indexer import Indexer
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.write import write_new_note
 from tests.conftest import REPO, copy_vault

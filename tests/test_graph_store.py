@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.indexer import Indexer
+from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 
 

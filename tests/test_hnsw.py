@@ -17,7 +17,7 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.indexer import Indexer
+from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store, StoreError
 from kbtui.store.hnsw import HnswSideIndex
 from tests.conftest import copy_vault

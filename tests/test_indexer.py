@@ -9,9 +9,9 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing.indexer import INDEX_VERSION_KEY, Indexer, index_version
 from kbtui.models import SearchFilters
-from kbtui.services.indexer import INDEX_VERSION_KEY, Indexer, index_version
-from kbtui.services.search import SearchService
+from kbtui.search.service import SearchService
 from kbtui.store import Store
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.decode import decode_note
 from kbtui.vault.parse import parse_note

@@ -12,7 +12,7 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.chunk import fixed_chunks
 

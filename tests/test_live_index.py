@@ -15,7 +15,7 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
 from tests.conftest import copy_indexed
 
 LIMIT = 20.0  # seconds; the debounce is 0.3 s, so this only bounds a failing test

@@ -26,8 +26,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import LATEST_PROTOCOL_VERSION
 
-from kbtui.services.kb import ALL_TOOLS
 from kbtui.store import Store
+from kbtui.tools.registry import PUBLISHED
 from tests.conftest import REPO, copy_vault
 
 Answer = dict[str, Any]
@@ -127,10 +127,10 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp]:
 # -- listing --------------------------------------------------------------------------------
 def test_the_18_tools_are_listed_with_our_schemas_and_descriptions(mcp: Mcp) -> None:
     tools = {t.name: t for t in mcp.portal.call(mcp.session.list_tools).tools}
-    assert set(tools) == set(ALL_TOOLS) and len(tools) == 18
+    assert set(tools) == set(PUBLISHED) and len(tools) == 18
     for name, tool in tools.items():
-        assert tool.input_schema == ALL_TOOLS[name].input_schema()
-        assert tool.description == ALL_TOOLS[name].description
+        assert tool.input_schema == PUBLISHED[name].input_schema()
+        assert tool.description == PUBLISHED[name].description
     top_k = tools["kb_search"].input_schema["properties"]["top_k"]
     assert (top_k["default"], top_k["minimum"], top_k["maximum"]) == (5, 1, 10)
     size = tools["knowledge_import"].input_schema["properties"]["chunk_size"]

@@ -28,7 +28,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from kbtui.services.kb import ALL_TOOLS
+from kbtui.tools.registry import PUBLISHED
 from tests.conftest import REPO, VAULT_EXAMPLE
 from tests.test_mcp import Mcp, server_args
 
@@ -109,7 +109,7 @@ def value(field: str, schema: dict[str, Any], valid: bool) -> st.SearchStrategy[
 def arguments(name: str) -> st.SearchStrategy[dict[str, Any]]:
     """Half the time arguments the schema accepts (hostile strings included), half the
     time anything at all, unknown keys included."""
-    schema = ALL_TOOLS[name].input_schema()
+    schema = PUBLISHED[name].input_schema()
     props: dict[str, Any] = schema["properties"]
 
     def build(valid: bool) -> st.SearchStrategy[dict[str, Any]]:
@@ -166,7 +166,7 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Mcp, Outsid
     assert "Traceback" not in (root / "server.log").read_text()
 
 
-@pytest.mark.parametrize("name", sorted(ALL_TOOLS))
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_any_arguments_get_a_structured_answer(
     fuzz: tuple[Mcp, Outside, Counter[str]], name: str
 ) -> None:
@@ -198,7 +198,7 @@ def test_unknown_tools_and_resources_are_refused_cleanly(
     fuzz: tuple[Mcp, Outside, Counter[str]], name: str, uri: str
 ) -> None:
     mcp, _, tally = fuzz
-    if name not in ALL_TOOLS:
+    if name not in PUBLISHED:
         answer = mcp.call(name, {"x": 1})
         assert answer["ok"] is False and answer["error"]["type"] == "VALIDATION"
         tally["unknown tool"] += 1
@@ -212,7 +212,7 @@ def test_unknown_tools_and_resources_are_refused_cleanly(
     mcp.portal.call(mcp.session.send_ping)
 
 
-REL_TYPES = ALL_TOOLS["kg_create_relationship"].input_schema()["properties"]["type"]["enum"]
+REL_TYPES = PUBLISHED["kg_create_relationship"].input_schema()["properties"]["type"]["enum"]
 
 
 @settings(max_examples=EXAMPLES, deadline=None, database=None,

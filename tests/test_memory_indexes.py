@@ -6,11 +6,11 @@ import numpy as np
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing.indexer import Indexer
 from kbtui.models import SearchFilters
-from kbtui.services.indexer import Indexer
-from kbtui.services.keyword_index import KeywordIndex, row_mask
-from kbtui.services.search import SearchService
-from kbtui.services.vector_index import VectorIndex
+from kbtui.search.keyword_index import KeywordIndex, row_mask
+from kbtui.search.service import SearchService
+from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import query_terms
 

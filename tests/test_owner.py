@@ -21,10 +21,10 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.indexer import Indexer
-from kbtui.services.owner import MAX_REQUEST, OwnerServer, OwnerUnavailable, read_record
-from kbtui.services.remote import RemoteVault
-from kbtui.services.shared import SharedVault, open_vault, open_vault_once, repeatable
+from kbtui.indexing.indexer import Indexer
+from kbtui.runtime.owner import MAX_REQUEST, OwnerServer, OwnerUnavailable, read_record
+from kbtui.runtime.remote import RemoteVault
+from kbtui.runtime.shared import SharedVault, open_vault, open_vault_once, repeatable
 from kbtui.store import Store
 
 

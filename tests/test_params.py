@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kbtui.services.envelope import ValidationError, failure, guarded, ok
-from kbtui.services.tools import KB_TOOLS
+from kbtui.tools.envelope import ValidationError, failure, guarded, ok
+from kbtui.tools.kb_contracts import KB_TOOLS
 
 
 def test_schemas_carry_the_specs_defaults_and_ranges() -> None:
@@ -65,7 +65,7 @@ def test_a_bug_becomes_an_internal_error_not_a_traceback() -> None:
 
 @pytest.mark.parametrize("value", [5.0, 5])
 def test_integral_floats_count_as_integers(value: float) -> None:
-    from kbtui.services.params import validate
+    from kbtui.tools.params import validate
 
     params = KB_TOOLS["kb_search"].params
     assert validate(params, {"query": "abc", "top_k": value})["top_k"] == 5

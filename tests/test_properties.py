@@ -15,9 +15,9 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder, HashEmbedder
+from kbtui.indexing.indexer import Indexer
 from kbtui.models import IndexReport
-from kbtui.services.indexer import Indexer
-from kbtui.services.kb import KnowledgeBase
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.chunk import properties_chunk, reassemble
 

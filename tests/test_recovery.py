@@ -15,7 +15,7 @@ from anyio.from_thread import start_blocking_portal
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services.indexer import Indexer
+from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 from kbtui.store.verify import Snapshot
 from tests.conftest import REPO, VAULT_EXAMPLE, copy_indexed, open_runtime

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from kbtui.config import Settings
-from kbtui.services.indexer import Indexer
-from kbtui.services.search import SearchService
+from kbtui.indexing.indexer import Indexer
+from kbtui.search.service import SearchService
 from kbtui.store import Store
 
 DATA = Path("/work/shared/data/scifact")

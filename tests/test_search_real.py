@@ -10,7 +10,7 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.models import SearchFilters
-from kbtui.services.search import SearchService
+from kbtui.search.service import SearchService
 from kbtui.store import Store
 
 WATCH_TEAM = {

@@ -1,4 +1,4 @@
-"""The app_* operations the TUI reads through (kbtui.services.browse), on a real index: what
+"""The app_* operations the TUI reads through (kbtui.tools.browse), on a real index: what
 they answer, how they reject bad arguments, that MCP neither lists nor runs them, and the
 CLI's way into the TUI."""
 
@@ -14,9 +14,9 @@ from mcp import types
 
 from kbtui import cli
 from kbtui.mcp.server import build_server
-from kbtui.services.browse import APP_TOOLS
-from kbtui.services.kb import ALL_TOOLS
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.runtime import VaultRuntime
+from kbtui.tools.browse import APP_TOOLS
+from kbtui.tools.registry import PUBLISHED
 from kbtui.tui.widgets.note_parts import linkify
 
 
@@ -91,7 +91,7 @@ def test_bad_arguments_are_rejected(
 
 
 def test_app_operations_are_not_mcp_tools(runtime: VaultRuntime) -> None:
-    assert not set(APP_TOOLS) & set(ALL_TOOLS)
+    assert not set(APP_TOOLS) & set(PUBLISHED)
     server = build_server(runtime)
     listed = anyio.run(
         server._request_handlers["tools/list"].handler, None, types.PaginatedRequestParams()

@@ -14,8 +14,8 @@ import pytest
 from textual.widgets import Markdown
 
 from kbtui.config import Settings
-from kbtui.services.runtime import VaultRuntime
-from kbtui.services.watcher import ChangeBatch
+from kbtui.indexing.watcher import ChangeBatch
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import StoreError
 from kbtui.tui import VaultSession
 from kbtui.tui.app import KbApp

@@ -13,8 +13,8 @@ from typing import Any
 from textual.message import Message
 from textual.pilot import Pilot
 
-from kbtui.services.owner import OwnerUnavailable
-from kbtui.services.runtime import VaultRuntime
+from kbtui.runtime.owner import OwnerUnavailable
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
 from tests.tui_helpers import SIZE, make_app, settle, type_text

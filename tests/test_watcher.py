@@ -24,9 +24,10 @@ from watchdog.events import (
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.services import indexer as indexer_module
-from kbtui.services.indexer import Indexer
-from kbtui.services.watcher import ChangeBatch, ChangeBatcher, IndexWorker, VaultWatcher
+from kbtui.indexing import indexer as indexer_module
+from kbtui.indexing.indexer import Indexer
+from kbtui.indexing.watcher import ChangeBatch, ChangeBatcher, VaultWatcher
+from kbtui.indexing.worker import IndexWorker
 from kbtui.store import Store
 
 

@@ -23,7 +23,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from kbtui.mcp.server import build_server
-from kbtui.services.shared import SharedVault
+from kbtui.runtime.shared import SharedVault
 
 log = logging.getLogger("kbtui.mcp")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s]: %(message)s"

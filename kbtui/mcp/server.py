@@ -21,9 +21,9 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from kbtui.services.envelope import ValidationError, failure
-from kbtui.services.graph_tools import ALL_TOOLS
-from kbtui.services.runtime import VaultHandle
+from kbtui.runtime.runtime import VaultHandle
+from kbtui.tools.envelope import ValidationError, failure
+from kbtui.tools.registry import PUBLISHED
 
 log = logging.getLogger("kbtui.mcp")
 
@@ -45,7 +45,7 @@ def build_server(host: VaultHandle) -> Server[Any]:
     """The low-level server with tools and resources wired to `host`."""
     tools = [
         types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema())
-        for spec in ALL_TOOLS.values()
+        for spec in PUBLISHED.values()
     ]
 
     async def list_tools(
@@ -56,7 +56,7 @@ def build_server(host: VaultHandle) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name in ALL_TOOLS:
+        if params.name in PUBLISHED:
             envelope = await anyio.to_thread.run_sync(host.call, params.name, params.arguments)
         else:  # the app_* operations of the query layer serve the TUI only
             envelope = failure(ValidationError(f"unknown tool {params.name!r}"))

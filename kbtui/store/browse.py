@@ -1,6 +1,6 @@
 """Browsing reads for the TUI: what the vault holds by type, tag and folder, and pages of
 entities with their link counts. No tool contract covers these; the app_* operations of
-kbtui.services.browse expose them."""
+kbtui.tools.browse expose them."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
-from kbtui.services.runtime import VaultHandle
-from kbtui.services.shared import START_WAIT, SharedVault, open_vault
+from kbtui.runtime.runtime import VaultHandle
+from kbtui.runtime.shared import START_WAIT, SharedVault, open_vault
 
 log = logging.getLogger("kbtui.tui")
 

@@ -20,7 +20,7 @@ from textual.app import App, ScreenStackError, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from kbtui.services.runtime import VaultHandle
+from kbtui.runtime.runtime import VaultHandle
 from kbtui.tui.commands import KbCommands
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen

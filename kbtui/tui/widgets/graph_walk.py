@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static, Tree
 from textual.widgets.option_list import Option
 
-from kbtui.services.tools import ENTITY_ID_PATTERN
+from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN
 from kbtui.tui.widgets.results import EntityList, entity_option
 
 if TYPE_CHECKING:

@@ -1,0 +1,148 @@
+"""Command-line entry point: a thin wrapper over the runtime and the tools.
+
+One composition root per command."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kbtui import __version__
+from kbtui.cli.common import err, opened_vault, settings_for, vault_option
+from kbtui.cli.common import out as _out
+from kbtui.cli.kb import KB_COMMANDS
+from kbtui.cli.mcp import MCP_COMMANDS
+from kbtui.config import Settings
+
+if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none of this
+    from rich.progress import Progress
+
+    from kbtui.models import IndexReport
+
+
+@click.group(invoke_without_command=True)
+@click.version_option(version=__version__, package_name="kbtui")
+@vault_option
+@click.pass_context
+def main(ctx: click.Context, vault: str | None) -> None:
+    """kbtui: search and walk a markdown vault from the terminal.
+
+    Without a command, opens the TUI on the vault (same as `kbtui tui`)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(tui, vault=vault)
+
+
+@main.command()
+@vault_option
+def tui(vault: str | None) -> None:
+    """Open the terminal app: search as you type, read notes, walk the graph."""
+    from kbtui.tui import run_app  # Textual is loaded only for the TUI
+
+    run_app(settings_for(vault))
+
+
+@main.command()
+@vault_option
+@click.option("--no-embed", is_flag=True, help="Update text and keyword index only.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
+    """Bring the index up to date with the vault (incremental).
+
+    When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
+    from kbtui.store import DatabaseError, StoreError
+
+    settings = settings_for(vault)
+    with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
+        try:
+            if handle.role == "client":
+                err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
+                report = handle.reindex(embed=not no_embed)
+            else:
+                with _progress() as bar:
+                    report = handle.reindex(embed=not no_embed, progress=_bar_progress(bar))
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from exc
+        except DatabaseError as exc:  # e.g. a disk that filled up mid-pass: no traceback
+            raise click.ClickException(f"the index could not be written: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps(asdict(report), indent=2))
+    else:
+        _print_report(report, settings)
+
+
+@main.command()
+@vault_option
+@click.option("--json", "as_json", is_flag=True)
+def stats(vault: str | None, as_json: bool) -> None:
+    """What the index holds."""
+    settings = settings_for(vault)
+    with opened_vault(vault, need_model=False) as handle:
+        status = handle.status()
+    if status["pid"] is None:
+        raise click.ClickException(status["index"]["state"])
+    data = dict(status["stats"])
+    data["db_path"] = str(settings.db_path)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    for key, value in data.items():
+        _out().print(f"[bold]{key:>14}[/] {value}")
+
+
+def _bar_progress(bar: Progress) -> Callable[[str, int, int], None]:
+    tasks: dict[str, Any] = {}
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(f"{phase:>5}", total=total)
+        bar.update(tasks[phase], completed=done, total=total)
+
+    return progress
+
+
+def _progress() -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err(),
+        transient=True,
+    )
+
+
+def _print_report(report: IndexReport, settings: Settings) -> None:
+    from rich.text import Text
+
+    out = _out()
+    out.print(f"Indexed [bold]{settings.vault}[/] in {report.seconds:.2f}s -> {settings.db_path}")
+    out.print(
+        f"  new {len(report.new)}, changed {len(report.changed)}, "
+        f"deleted {len(report.deleted)}, renamed {len(report.renamed)}, "
+        f"unchanged {report.unchanged}, skipped {len(report.skipped)}"
+    )
+    out.print(f"  chunks embedded {report.chunks_embedded}")
+    for old, new in report.renamed:
+        out.print(f"  renamed {old} -> {new}")
+    for s in report.skipped:
+        out.print("  [yellow]skipped[/]", Text(f"{s.path}: {s.reason}"))
+    for w in report.warnings:
+        out.print("  [dim]warning[/]", Text(f"{w.path}: {w.reason}"))
+
+
+for _command in KB_COMMANDS:
+    main.add_command(_command)
+for _command in MCP_COMMANDS:
+    main.add_command(_command)

@@ -1,0 +1,114 @@
+"""Shared pieces of the command line: vault option, opening the vault, printing envelopes.
+
+Imports stay light at module level (click and the settings only): `kbtui --version` and
+`--help` must not pay for DuckDB, numpy, the model or Rich. Each command imports what it
+uses when it runs (tests/test_cli_imports.py holds this)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kbtui.config import Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kbtui.embed import FastEmbedder
+    from kbtui.runtime.shared import SharedVault
+
+
+@functools.cache
+def err() -> Console:
+    """The console for messages (stderr), made on first use."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@functools.cache
+def out() -> Console:
+    """The console for answers (stdout), made on first use."""
+    from rich.console import Console
+
+    return Console()
+
+
+vault_option = click.option(
+    "--vault",
+    "vault",
+    envvar="KBTUI_VAULT",
+    type=click.Path(file_okay=False),
+    help="The vault folder (default: $KBTUI_VAULT, else the current folder).",
+)
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print the tool's response as JSON, exactly."
+)
+
+
+def settings_for(vault: str | None) -> Settings:
+    settings = Settings.for_vault(vault)
+    if not settings.vault.is_dir():
+        raise click.ClickException(f"vault folder not found: {settings.vault}")
+    return settings
+
+
+def make_embedder(settings: Settings) -> FastEmbedder:
+    from kbtui.embed import EmbedderError, FastEmbedder
+
+    try:
+        return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
+    except EmbedderError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@contextmanager
+def opened_vault(
+    vault: str | None, need_model: bool = True, model_if_installed: bool = False
+) -> Iterator[SharedVault]:
+    """The vault for one command: through the kbtui process that has it open (TUI, MCP
+    server), else opened here. The model is made only if this process opens the index:
+    always with `need_model`, when its package is there with `model_if_installed` (a long
+    command with the model serves the others meanwhile), else never (a quick read).
+    Reaching an owner loads neither DuckDB nor the model (tests/test_cli_imports.py)."""
+    from kbtui.runtime.shared import open_vault_once
+    from kbtui.store.recover import StoreError
+
+    settings = settings_for(vault)
+
+    def embedder() -> FastEmbedder | None:
+        if need_model:
+            return make_embedder(settings)
+        if model_if_installed:
+            with suppress(click.ClickException):
+                return make_embedder(settings)
+        return None
+
+    try:
+        handle = open_vault_once(settings, embedder)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield handle
+    finally:
+        handle.close()
+
+
+def emit(response: dict[str, Any], as_json: bool) -> bool:
+    """Print a failed envelope (JSON or a one-line error); True when the call succeeded.
+
+    Failed calls end the command with exit status 1.
+    """
+    if as_json:
+        click.echo(json.dumps(response, indent=2, ensure_ascii=False))
+    if not response.get("ok"):
+        if not as_json:
+            err().print(f"[red]error[/] ({response['error_type']}): {response['message']}")
+        sys.exit(1)
+    return not as_json

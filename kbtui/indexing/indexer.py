@@ -1,0 +1,326 @@
+"""Bring the index in line with the vault: scan, diff, parse what changed, write, embed.
+
+A pass is incremental: files whose size and mtime match the index are not read; files whose
+bytes match are not parsed; chunks whose text matches an indexed chunk keep its vector.
+Writing happens before embedding, so keyword search sees a change before its vectors exist.
+
+A DuckDB connection is not safe for concurrent use from threads: a caller that shares the store
+with other threads (the MCP server, the TUI) passes the one lock they all take. The indexer holds
+it around each store call only, never while reading files or while the model embeds a batch, so
+tool calls keep being answered during a long pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kbtui.config import Settings
+from kbtui.embed import Embedder
+from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
+from kbtui.store import Store
+from kbtui.tokenize import TOKENIZER_VERSION, term_counts
+from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
+from kbtui.vault.decode import DecodeError, decode_note
+from kbtui.vault.parse import NoteError, parse_note
+from kbtui.vault.plain import plain_text
+from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+WRITE_BATCH = 200
+EMBED_BATCH = 256
+MAX_NOTE_BYTES = 10 * 1024 * 1024
+TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
+CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
+INDEX_VERSION_KEY = "index_text_version"
+
+
+def index_version(settings: Settings) -> str:
+    """Everything that decides what a note's chunks and BM25 terms are.
+
+    Recorded in the index after each whole-vault pass; when it differs (a new kbtui, other
+    chunk settings), the next pass re-chunks and re-tokenises every note. Chunks whose text
+    did not change keep their vectors (content hash), so only new text is embedded.
+    """
+    return (
+        f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
+        f"{settings.chunk_size}/{settings.chunk_overlap}"
+    )
+
+
+def embed_text(title: str, heading: str, content: str) -> str:
+    """What the model sees for a chunk: title and heading path for context, then plain prose.
+
+    Code blocks are left out unless the chunk is nothing but code.
+    """
+    path = [h for h in heading.split(" > ") if h] if heading else []
+    if path and path[0] == title:
+        path = path[1:]
+    context = " > ".join([title, *path])
+    prose = plain_text(content)
+    if len(prose) < 40:
+        prose = plain_text(content, keep_code=True)
+    return f"{context}\n{prose}"
+
+
+def keyword_text(title: str, heading: str, content: str) -> str:
+    """What BM25 indexes: everything, code identifiers included, the title weighted up."""
+    return "\n".join([title] * TITLE_WEIGHT + [heading, content])
+
+
+def content_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+@dataclass
+class _PlanState:
+    """What id decisions carry from one group of notes to the next within a pass."""
+
+    owner: dict[str, str]  # entity id -> the path that holds it
+    gone_by_hash: dict[str, str]  # file hash -> indexed path that no longer exists
+
+
+@dataclass
+class _Read:
+    path: str
+    state: FileState
+    file_hash: str
+    note: ParsedNote
+
+
+class Indexer:
+    """Owns one indexing pass over a vault; front ends call `run()` and show the report."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder | None,
+        progress: Progress | None = None,
+        lock: AbstractContextManager[Any] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.progress = progress or (lambda phase, done, total: None)
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+        self.files_seen: int | None = None  # notes the last whole-vault scan found
+
+    def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
+        """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
+        written by a tool): a path that no longer exists is removed from the index."""
+        started = time.perf_counter()
+        report = IndexReport()
+        with self.lock:
+            known = self.store.note_states()
+            version = index_version(self.settings)
+            stale_text = bool(known) and self.store.meta(INDEX_VERSION_KEY) != version
+        scope = known
+        if paths is None:
+            files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
+            report.skipped.extend(problems)
+            self.files_seen = len(files)
+        else:
+            files = _stat_files(self.settings.vault, paths)
+            scope = {p: known[p] for p in paths if p in known}
+        force = stale_text and paths is None
+        todo = self._to_read(files, known, report, force)
+        missing = {p: scope[p] for p in scope if p not in files}
+        plan = _PlanState(
+            owner={v[0]: p for p, v in known.items() if p not in todo and p not in missing},
+            gone_by_hash={v[3]: p for p, v in missing.items()},
+        )
+        # Read, chunk and write a group at a time: on a fresh vault, keyword search answers
+        # from the first group on instead of after every note has been read.
+        paths_todo = list(todo.values())
+        for i in range(0, len(paths_todo), WRITE_BATCH):
+            group = paths_todo[i : i + WRITE_BATCH]
+            reads = self._read(group, known, report, force, i, len(paths_todo))
+            writes = self._plan(reads, known, missing, report, plan)
+            with self.lock:
+                self.store.write_notes(writes)
+            self.progress("write", i + len(group), len(paths_todo))
+        broken = {s.path for s in report.skipped}
+        gone = {p: scope[p] for p in scope if p not in files or p in broken}
+        renamed_from = {old for old, _ in report.renamed}
+        stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
+        report.deleted.extend(p for p in gone if p not in renamed_from)
+        if stale:
+            with self.lock:
+                self.store.delete_notes(stale)
+        if paths is None:
+            with self.lock:
+                self.store.set_meta(INDEX_VERSION_KEY, version)
+        if embed and self.embedder is not None:
+            self.embed_pending(report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def embed_pending(self, report: IndexReport | None = None) -> int:
+        """Embed every chunk without a vector, in batches, committing each batch."""
+        assert self.embedder is not None
+        with self.lock:
+            self.store.reset_embeddings_for_model(self.embedder.model_id)
+            total = self.store.count_pending()
+        done = 0
+        while True:
+            with self.lock:
+                rows = self.store.pending_embeddings(EMBED_BATCH)
+            if not rows:
+                break
+            vectors = self.embedder.embed([embed_text(t, h, c) for _, t, h, c in rows])
+            with self.lock:
+                self.store.set_embeddings([r[0] for r in rows], vectors)
+            done += len(rows)
+            self.progress("embed", done, total)
+        if report is not None:
+            report.chunks_embedded += done
+        return done
+
+    def _to_read(
+        self,
+        files: dict[str, FileState],
+        known: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        force: bool,
+    ) -> dict[str, FileState]:
+        """New and changed files by stat (every file with `force`), in path order."""
+        todo = {
+            p: s
+            for p, s in sorted(files.items())
+            if force or p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+        }
+        report.unchanged += len(files) - len(todo)
+        return todo
+
+    def _read(
+        self,
+        todo: list[FileState],
+        known: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        force: bool,
+        offset: int,
+        total: int,
+    ) -> list[_Read]:
+        """Read and parse these files; unchanged bytes (a touch) only update the stat."""
+        reads: list[_Read] = []
+        for n, state in enumerate(todo, offset + 1):
+            self.progress("read", n, total)
+            try:
+                data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
+                if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
+                    raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
+                file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+                old = known.get(state.path)
+                if old is not None and old[3] == file_hash and not force:
+                    with self.lock:
+                        self.store.touch_note(old[0], state.size, state.mtime_ns)
+                    report.unchanged += 1
+                    continue
+                text, warning = decode_note(data)
+                note = parse_note(state.path, text)
+            except (DecodeError, NoteError) as exc:
+                report.skipped.append(Skipped(state.path, str(exc)))
+                continue
+            except NotAFileError as exc:
+                report.skipped.append(Skipped(state.path, str(exc)))
+                continue
+            except OSError as exc:
+                report.skipped.append(Skipped(state.path, f"cannot read: {exc.strerror or exc}"))
+                continue
+            except RecursionError:
+                report.skipped.append(Skipped(state.path, "markdown nested too deeply to parse"))
+                continue
+            for message in ([warning] if warning else []) + list(note.warnings):
+                report.warnings.append(Skipped(state.path, message))
+            reads.append(_Read(state.path, state, file_hash, note))
+        return reads
+
+    def _plan(
+        self,
+        reads: list[_Read],
+        known: dict[str, tuple[str, int, int, str]],
+        missing: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        plan: _PlanState,
+    ) -> list[NoteWrite]:
+        """Decide ids (renames, collisions) and chunk every read note."""
+        owner, gone_by_hash = plan.owner, plan.gone_by_hash
+        writes: list[NoteWrite] = []
+        for r in reads:
+            note = r.note
+            replaces: list[str] = []
+            if r.path in known:
+                report.changed.append(r.path)
+                if known[r.path][0] != note.entity_id:
+                    replaces.append(known[r.path][0])
+            elif r.file_hash in gone_by_hash:  # same bytes at a new path: a rename or move
+                old_path = gone_by_hash.pop(r.file_hash)
+                report.renamed.append((old_path, r.path))
+                if missing[old_path][0] != note.entity_id:
+                    replaces.append(missing[old_path][0])
+            else:
+                report.new.append(r.path)
+            if note.entity_id in owner and owner[note.entity_id] != r.path:
+                other = owner[note.entity_id]
+                new_id = f"{note.entity_id}_{hashlib.sha1(r.path.encode()).hexdigest()[:6]}"
+                report.warnings.append(
+                    Skipped(
+                        r.path,
+                        f"id {note.entity_id} is already used by {other}; indexed as {new_id}",
+                    )
+                )
+                note = _with_id(note, new_id)
+            owner[note.entity_id] = r.path
+            writes.append(self._chunked(r, note, tuple(replaces)))
+        return writes
+
+    def _chunked(self, r: _Read, note: ParsedNote, replaces: tuple[str, ...]) -> NoteWrite:
+        size, overlap = self.settings.chunk_size, self.settings.chunk_overlap
+        fm_size, fm_overlap = (
+            note.frontmatter.get("chunk_size"),
+            note.frontmatter.get("chunk_overlap"),
+        )
+        if isinstance(fm_size, int) and isinstance(fm_overlap, int) and 0 <= fm_overlap < fm_size:
+            size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
+        if note.frontmatter.get("chunk_mode") == "fixed":
+            chunks = fixed_chunks(note.body, size, overlap)
+        else:
+            chunks = chunk_body(note.body, note.sections, size, overlap)
+        if not chunks:
+            props = properties_chunk(note.frontmatter)
+            chunks = [props] if props is not None else []
+        texts = [embed_text(note.title, c.heading, c.content) for c in chunks]
+        counted = [term_counts(keyword_text(note.title, c.heading, c.content)) for c in chunks]
+        return NoteWrite(
+            note=note,
+            state=r.state,
+            file_hash=r.file_hash,
+            chunk_size=size,
+            chunk_overlap=overlap,
+            chunks=tuple(chunks),
+            chunk_hashes=tuple(content_hash(t) for t in texts),
+            chunk_terms=tuple(dict(c) for c, _ in counted),
+            chunk_lengths=tuple(n for _, n in counted),
+            replaces=replaces,
+        )
+
+
+def _stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
+    files = {}
+    for path in paths:
+        try:
+            st = (vault / path).stat()
+        except OSError:
+            continue
+        files[path] = FileState(path, st.st_size, st.st_mtime_ns)
+    return files
+
+
+def _with_id(note: ParsedNote, entity_id: str) -> ParsedNote:
+    return replace(note, entity_id=entity_id, name=entity_id.split(":", 1)[1])

@@ -1,0 +1,101 @@
+"""The composition root for one vault: its index, its search and indexing services, its tools.
+
+`KnowledgeBase.call` is the one dispatch (kbtui.tools.registry) every front end reaches through
+a VaultHandle; this module only opens and closes what the tools work with.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from kbtui.config import Settings
+from kbtui.embed import Embedder
+from kbtui.indexing.indexer import Indexer
+from kbtui.search.service import SearchService
+from kbtui.search.topics import TopicService
+from kbtui.search.vector_index import VectorIndex
+from kbtui.store import Store
+from kbtui.store.hnsw import HnswSideIndex
+from kbtui.tools.parts import VaultParts
+from kbtui.tools.registry import Toolset
+
+log = logging.getLogger("kbtui.kb")
+HNSW_FILENAME = "vectors.hnsw.duckdb"  # disposable: deleted and rebuilt whenever in doubt
+
+
+class KnowledgeBase:
+    """Owns the store, the embedder and the in-memory indexes of one vault."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder | None,
+        ann: HnswSideIndex | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self._ann: HnswSideIndex | None = ann
+        self._ann_thread: threading.Thread | None = None
+        self._ann_state = "off" if ann is None else "opening"
+        self.search_service = SearchService(store, embedder, ann, settings.hnsw_min_chunks)
+        self.indexer = Indexer(settings, store, embedder)
+        self.topics = TopicService(self.search_service)
+        self.tools = Toolset(
+            VaultParts(settings, store, embedder, self.search_service, self.indexer, self.topics)
+        )
+
+    @classmethod
+    def open(
+        cls, settings: Settings, embedder: Embedder | None, approximate: bool = True
+    ) -> KnowledgeBase:
+        """Opens (and migrates) the vault's index.
+
+        A vault with more than `hnsw_min_chunks` vectors also gets an HNSW index in a side
+        file, opened (reused or rebuilt) in a background thread; exact search answers until
+        it is ready. `approximate=False` (a one-shot command): no HNSW index at all, since
+        exact search answers a few queries at once and closing would wait for its open.
+        """
+        store = Store(settings.db_path)
+        ann: HnswSideIndex | None = None
+        model = store.meta("embed_model")
+        big = store.count_embedded() >= settings.hnsw_min_chunks
+        if approximate and embedder is not None and model and big:
+            ann = HnswSideIndex(store, settings.index_dir / HNSW_FILENAME, model)
+        kb = cls(settings, store, embedder, ann)
+        if ann is not None:
+            kb._ann_thread = threading.Thread(target=kb._open_ann, name="hnsw", daemon=True)
+            kb._ann_thread.start()
+        return kb
+
+    def _open_ann(self) -> None:
+        assert self._ann is not None
+        try:
+            self._ann_state = self._ann.open()
+        except Exception as exc:  # exact search keeps serving; say why HNSW is off
+            log.warning("HNSW index unavailable, using exact search: %s", exc)
+            self._ann_state = f"failed: {exc}"
+
+    def wait_for_ann(self, timeout: float | None = None) -> None:
+        if self._ann_thread is not None:
+            self._ann_thread.join(timeout)
+
+    def ann_state(self) -> str:
+        return self._ann_state
+
+    @property
+    def vectors(self) -> VectorIndex:
+        return self.search_service.vectors
+
+    def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run tool `name` with raw arguments; never raises."""
+        return self.tools.call(name, args)
+
+    def close(self) -> None:
+        """A clean exit: the HNSW side file is kept for the next start."""
+        self.wait_for_ann()
+        self.search_service.close()
+        self.store.close()

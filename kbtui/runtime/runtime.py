@@ -1,0 +1,193 @@
+"""The owner of a vault's index in a process (MCP server, TUI, a CLI command).
+
+`VaultHandle` is what a front end needs of a vault: tool calls, a page of notes, a status, an
+indexing pass. `VaultRuntime` is the in-process implementation that owns the DuckDB file;
+`kbtui.runtime.shared.open_vault` gives the handle a front end should use (this process's
+runtime, or the owner's reached over its socket, with takeover when the owner exits).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kbtui.config import Settings
+from kbtui.models import IndexReport
+from kbtui.runtime.index_state import FIRST_READ_WAIT, WITH_INDEX_STATE, annotate, index_state
+from kbtui.tools.envelope import UnavailableError, failure
+from kbtui.tools.graph_contracts import ALL_TOOLS as PUBLISHED
+
+if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
+    from kbtui.embed import Embedder
+    from kbtui.indexing.indexer import Progress
+
+log = logging.getLogger("kbtui.runtime")
+
+
+class VaultHandle(Protocol):
+    """The query layer as every long-lived front end sees it."""
+
+    def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+    def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]: ...
+
+    def status(self) -> dict[str, Any]: ...
+
+    def reindex(self, embed: bool = True) -> IndexReport:
+        """An incremental pass over the whole vault now (what `kbtui index` runs)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class VaultClosed(RuntimeError):
+    """The runtime was closed before this request ran: it was not executed at all."""
+
+
+class VaultRuntime:
+    """The process that owns a vault's index: the knowledge base, its background indexer and
+    the watcher, started and stopped as one. They share one lock around the store (DuckDB
+    connections are not safe for concurrent use from threads). Every front end that owns the
+    vault (the MCP server, the TUI) reaches the query layer through `call`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None,
+        watch: bool = True,
+        approximate: bool = True,
+    ) -> None:
+        """`approximate=False` for a one-shot command: exact vector search only (no HNSW)."""
+        from kbtui.indexing.watcher import VaultWatcher
+        from kbtui.indexing.worker import IndexWorker
+        from kbtui.runtime.knowledge_base import KnowledgeBase
+
+        self.settings = settings
+        self.embedder = embedder
+        self.lock = threading.RLock()
+        self.kb = KnowledgeBase.open(settings, embedder, approximate)
+        self.worker = IndexWorker(settings, self.kb.store, embedder, self.lock)
+        self.watcher = (
+            VaultWatcher(settings.vault, self.worker.submit, index_dir=settings.index_dir)
+            if watch
+            else None
+        )
+        self._closing = threading.Lock()
+        self._closed = False
+        self._read_deadline: float | None = None
+
+    def start(self, catch_up: bool = True) -> None:
+        """Load the model, start watching, then index in the background. The watcher starts
+        first so that a change made while the first pass runs is queued, not missed.
+
+        `catch_up=False` (a one-shot command): no first pass and the model loads on first use;
+        the worker thread still waits for batches and `reindex` requests."""
+        load = getattr(self.embedder, "load", None)
+        if catch_up and callable(load):
+            with self.lock:  # once, here: concurrent first embeds would each load the model
+                load()
+        if self.watcher is not None:
+            self.watcher.start()
+        self.worker.start(full=catch_up)
+
+    def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One tool call under the lock; `kb.call` validates and never raises. Reads say
+        what the index held when they ran (`index`)."""
+        self.wait_until_read(name)
+        with self.lock:
+            if self._closed:
+                closed = UnavailableError(f"the index of {self.settings.vault} is closed")
+                return failure(closed, spec.empty if (spec := PUBLISHED.get(name)) else None)
+            answer = self.kb.call(name, args)
+            if name in WITH_INDEX_STATE:
+                annotate(answer, index_state(self.worker.status(), self.kb.store.stats()))
+            return answer
+
+    def wait_until_read(self, name: str) -> None:
+        """A read that arrives before the first pass has read the vault waits for it, up to
+        FIRST_READ_WAIT after the first such read (never while holding the store lock: the
+        pass needs it). Keyword results come as soon as the notes are written."""
+        if name not in WITH_INDEX_STATE or self.worker.vault_read.is_set():
+            return
+        if self._read_deadline is None:
+            self._read_deadline = time.monotonic() + FIRST_READ_WAIT
+        self.worker.vault_read.wait(max(0.0, self._read_deadline - time.monotonic()))
+
+    @contextmanager
+    def open_lock(self) -> Iterator[None]:
+        """Hold the store lock while the index is open; `VaultClosed` (nothing will run)
+        once it is closed. The owner's socket server runs calls inside it."""
+        with self.lock:
+            self._check_open()
+            yield
+
+    def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]:
+        """Notes `start:start+size` by entity id (id, title, type, path), and how many exist."""
+        with self.lock:
+            self._check_open()
+            ids = sorted(entity_id for entity_id, *_ in self.kb.store.note_states().values())
+            page = ids[start : start + size]
+            rows = self.kb.store.entity_rows(page)
+        return [rows[i] for i in page if i in rows], len(ids)
+
+    def status(self) -> dict[str, Any]:
+        """What the background indexer is doing and what the index holds; like `note_page`
+        and `reindex`, raises `VaultClosed` once the runtime is closed."""
+        with self.lock:
+            self._check_open()
+            stats = self.kb.store.stats()
+        index = self.worker.status()
+        index["chunks_waiting_for_vectors"] = stats.get("chunks", 0) - stats.get("embedded", 0)
+        return {
+            "vault": str(self.kb.settings.vault),
+            "pid": os.getpid(),
+            "index": index,
+            "stats": stats,
+            "recovered": self.kb.store.recovered,  # a damaged index was set aside at open
+        }
+
+    def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:
+        """An incremental pass now, after any pass of the background worker (one at a time)."""
+        from kbtui.indexing.indexer import Indexer
+
+        self._check_open()
+        indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
+        with self.worker.pass_lock:
+            return indexer.run(embed=embed)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise VaultClosed(f"the index of {self.settings.vault} is closed")
+
+    @property
+    def closing(self) -> bool:
+        return self._closing.locked()
+
+    def close(self, timeout: float = 1.5) -> None:
+        """Stop the watcher, let the indexer stop at its next batch, close the index cleanly.
+
+        Quick on purpose: a client gives the server 2 s after closing stdin before SIGTERM,
+        then 2 s before SIGKILL. An indexer still embedding a batch after `timeout` is left
+        behind: the store closes under the lock, between two of its calls, and the batch is
+        embedded again at the next start. Idempotent; a second caller returns at once."""
+        if not self._closing.acquire(blocking=False):
+            return
+        try:
+            if self._closed:
+                return
+            self.worker.request_stop()
+            if self.watcher is not None:
+                self.watcher.stop(timeout)
+            if not self.worker.stop(timeout):
+                log.info("the indexer is mid-batch; closing the index between its store calls")
+            with self.lock:
+                self._closed = True  # under the lock: a request either ran before or sees it
+                self.kb.close()
+            log.info("closed the index of %s", self.settings.vault)
+        finally:
+            self._closing.release()

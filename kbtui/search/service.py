@@ -1,0 +1,229 @@
+"""Hybrid search: exact vector search in RAM plus BM25 from the store, fused per chunk.
+
+Scores are calibrated to 0..1 so they mean the same across queries:
+- vector: cosine mapped linearly from [COS_FLOOR, COS_CEIL] to [0, 1] (on vault_example,
+  off-topic queries peak at cosine 0.29 and on-topic ones reach 0.45-0.75);
+- keyword: BM25 divided by the best score the query could reach (every query term present,
+  saturated), so 1.0 means "all the query's words, prominently";
+- hybrid: 1 - (1 - v)(1 - b(k)) with b(k) = w k / (1 + (w - 1) k), w = KEYWORD_WEIGHT:
+  either signal alone can carry a result, both together rank higher. b lifts the low keyword
+  scores long queries get (a query's best BM25 rarely nears the maximum k is divided by) yet
+  reaches 1 only at k = 1, so strong matches do not tie at 1.0 as a clipped w*k made them.
+  The old rule was 1 - (1 - v)(1 - 0.6 k). On SciFact's training queries (bench/retrieval.py)
+  w = 2 ranked best (nDCG@10 0.828), w = 1.5 nearly as well (0.825); 1.5 keeps a query that
+  shares one stray word with a note (k ~ 0.1, e.g. the spec's junk-query example) under
+  MIN_SCORE, where 2 let it through. Results under MIN_SCORE are dropped, so junk queries
+  return nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
+
+import numpy as np
+
+from kbtui.embed import Embedder
+from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.search.keyword_index import KeywordIndex
+from kbtui.search.vector_index import AnnIndex, VectorIndex
+from kbtui.store import Store
+from kbtui.tokenize import query_terms
+from kbtui.vault.plain import plain_text
+
+Mode = Literal["hybrid", "vector", "keyword"]
+COS_FLOOR = 0.30
+COS_CEIL = 0.75
+KEYWORD_WEIGHT = 1.5
+MIN_SCORE = 0.15
+SNIPPET_CHARS = 200
+
+
+def calibrate_cosine(cos: np.ndarray) -> np.ndarray:
+    return np.clip((cos - COS_FLOOR) / (COS_CEIL - COS_FLOOR), 0.0, 1.0)
+
+
+def fuse(vector: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+    boosted = KEYWORD_WEIGHT * keyword / (1.0 + (KEYWORD_WEIGHT - 1.0) * keyword)
+    return 1.0 - (1.0 - vector) * (1.0 - boosted)
+
+
+class SearchService:
+    """The search half of the query layer; TUI, CLI and MCP all call `search()`."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder | None,
+        ann: AnnIndex | None = None,
+        ann_min: int = 150_000,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._ann = ann
+        self._ann_min = ann_min
+        self._vectors: VectorIndex | None = None
+        self._keywords: KeywordIndex | None = None
+        self._filter_cache: dict[tuple[SearchFilters, int], np.ndarray] = {}
+        self._beside: ThreadPoolExecutor | None = None  # BM25 while the query is embedded
+
+    @property
+    def vectors(self) -> VectorIndex:
+        if self._vectors is None:
+            self._vectors = VectorIndex(self.store, self._ann, self._ann_min)
+        return self._vectors
+
+    def close(self) -> None:
+        if self._beside is not None:
+            self._beside.shutdown()
+        if self._vectors is not None:
+            self._vectors.close()
+        elif self._ann is not None:
+            self._ann.close()
+
+    @property
+    def keywords(self) -> KeywordIndex:
+        if self._keywords is None:
+            self._keywords = KeywordIndex(self.store)
+        return self._keywords
+
+    def allowed(self, filters: SearchFilters) -> np.ndarray | None:
+        """Sorted cids that pass the filters (None: no filter), cached per index generation."""
+        if filters == SearchFilters():
+            return None
+        key = (filters, self.store.generation)
+        if key not in self._filter_cache:
+            if len(self._filter_cache) > 32:
+                self._filter_cache.clear()
+            self._filter_cache[key] = self.store.filtered_cids(filters)
+        return self._filter_cache[key]
+
+    def embed_query(self, query: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+
+    def search_chunks(
+        self,
+        query: str,
+        k: int = 10,
+        filters: SearchFilters | None = None,
+        mode: Mode = "hybrid",
+        min_score: float = MIN_SCORE,
+        notes: int | None = None,
+    ) -> list[ChunkHit]:
+        """Top-k chunks, best first; with `notes`, stop once that many notes have a chunk."""
+        allowed = self.allowed(filters or SearchFilters())
+        if allowed is not None and not len(allowed):
+            return []
+        pool = max(50, k * 2)
+        terms = query_terms(query)
+        keyword_hits = None
+        if mode == "hybrid" and self.embedder is not None:
+            # BM25 runs on a second thread while the query is embedded and scored (both
+            # release the GIL): -3 ms of ~20 at 100k chunks. Both indexes catch up with the
+            # store first, here, so the other thread never touches the DuckDB connection.
+            self.keywords.sync()
+            self.vectors.sync()
+            if self._beside is None:
+                self._beside = ThreadPoolExecutor(1, thread_name_prefix="kbtui-bm25")
+            keyword_hits = self._beside.submit(self.keywords.search, terms, pool, allowed)
+        qvec = self.embed_query(query) if mode != "keyword" else None
+        vec_hits: dict[int, float] = {}
+        if qvec is not None:
+            vec_hits = dict(self.vectors.search(qvec, pool, allowed))
+        kw_hits: dict[int, float] = {}
+        if mode != "vector":
+            found = (
+                keyword_hits.result()
+                if keyword_hits is not None
+                else self.keywords.search(terms, pool, allowed)
+            )
+            kw_hits = {cid: norm for cid, _raw, norm in found}
+        if qvec is not None and mode == "hybrid":
+            missing = [cid for cid in kw_hits if cid not in vec_hits]
+            vec_hits.update(self.vectors.similarities(qvec, missing))
+        cids = list(vec_hits.keys() | kw_hits.keys())
+        cos = np.array([vec_hits.get(c, np.nan) for c in cids], dtype=np.float64)
+        v = np.zeros(len(cids)) if mode == "keyword" else np.nan_to_num(calibrate_cosine(cos))
+        kw = np.array(
+            [kw_hits.get(c, 0.0) for c in cids] if mode != "vector" else [0.0] * len(cids)
+        )
+        score = v if mode == "vector" else kw if mode == "keyword" else fuse(v, kw)
+        at = np.flatnonzero(score >= min_score)
+        order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -score[at]))]
+        out: list[ChunkHit] = []
+        seen: set[str] = set()
+        for i in order.tolist():
+            where = self.keywords.locate(cids[i])
+            if where is None:
+                continue
+            seen.add(where[0])
+            out.append(
+                ChunkHit(
+                    cid=cids[i],
+                    chunk_id=f"{where[0]}_chunk_{where[1]}",
+                    entity_id=where[0],
+                    score=round(float(score[i]), 4),
+                    vector_score=round(float(v[i]), 4),
+                    keyword_score=round(float(kw[i]), 4),
+                )
+            )
+            if len(out) >= k or (notes is not None and len(seen) >= notes):
+                break
+        return out
+
+    def search(
+        self,
+        query: str,
+        top_k: int = 10,
+        filters: SearchFilters | None = None,
+        mode: Mode = "hybrid",
+    ) -> list[SearchResult]:
+        """Note-level results: the best chunk of each matching note, best first."""
+        chunk_hits = self.search_chunks(query, max(top_k * 10, 50), filters, mode, notes=top_k)
+        best: dict[str, ChunkHit] = {}
+        for hit in chunk_hits:
+            best.setdefault(hit.entity_id, hit)
+        chosen = list(best.values())[:top_k]
+        details = self.store.chunk_details([h.cid for h in chosen])
+        results = []
+        for hit in chosen:
+            d = details[hit.cid]
+            results.append(
+                SearchResult(
+                    id=hit.entity_id,
+                    type=d["type"],
+                    title=d["title"],
+                    snippet=make_snippet(d["content"], query),
+                    score=hit.score,
+                    metadata={
+                        "file_path": d["path"],
+                        "chunk_index": d["chunk_index"],
+                        "chunk_id": d["chunk_id"],
+                        "entity_id": hit.entity_id,
+                        "heading": d["heading"],
+                        "vector_score": hit.vector_score,
+                        "keyword_score": hit.keyword_score,
+                    },
+                )
+            )
+        return results
+
+
+def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
+    """At most `limit` characters of the chunk, around the first query word it contains."""
+    lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
+    text = re.sub(r"\s+", " ", plain_text("\n".join(lines) or content, keep_code=True))
+    if len(text) <= limit:
+        return text
+    words = [w for w in re.findall(r"\w{3,}", query.lower())]
+    lowered = text.lower()
+    hits = [p for p in (lowered.find(w) for w in words) if p >= 0]
+    start = max(0, min(hits) - limit // 4) if hits else 0
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    body = text[start : start + limit - 2 * (start > 0) - 1].rstrip()
+    return ("…" if start else "") + body + "…"

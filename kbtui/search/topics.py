@@ -1,0 +1,100 @@
+"""Topic clusters of the vault, kept in step with it (get_chunk's `cluster`).
+
+A note's vector is the mean of its chunk vectors. The clustering (kbtui.search.clusters)
+is computed on first use; after writes, every note is re-assigned to its nearest centroid
+(cheap), and the clustering is recomputed once enough of the vault changed
+(`needs_rebuild`), so names and groups follow the vault without a rebuild per keystroke.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from kbtui.search.clusters import ClusterModel, assign, build_clusters, needs_rebuild
+from kbtui.search.service import SearchService
+
+
+class TopicService:
+    def __init__(self, search: SearchService) -> None:
+        self.search = search
+        self.model: ClusterModel | None = None
+        self._current: dict[str, int] = {}
+        self._built_n = 0
+        self._generation = -1
+        self._lock = threading.Lock()
+
+    def cluster_of(self, entity_id: str) -> dict[str, Any] | None:
+        """{"cluster_id": [...], "cluster_name", "description", "size"}, or None if the
+        note has no vector yet."""
+        self.sync()
+        if self.model is None or entity_id not in self._current:
+            return None
+        index = self._current[entity_id]
+        size = sum(1 for v in self._current.values() if v == index)
+        return {**self.model.info(index), "size": size, "terms": list(self.model.terms[index])}
+
+    def sync(self) -> None:
+        store = self.search.store
+        if self._generation == store.generation:
+            return
+        with self._lock:
+            generation = store.generation
+            entity_ids, vectors = self.note_vectors()
+            if not entity_ids:
+                self.model, self._current = None, {}
+            elif self.model is None:
+                self._build(entity_ids, vectors)
+            else:
+                labels, _ = assign(vectors, self.model.centroids)
+                current = dict(zip(entity_ids, labels.tolist(), strict=True))
+                old = self.model.labels
+                changed = sum(1 for e, c in current.items() if old.get(e) != c)
+                changed += sum(1 for e in old if e not in current)
+                if needs_rebuild(self._built_n, changed, len(entity_ids)):
+                    self._build(entity_ids, vectors)
+                else:
+                    self._current = current
+            self._generation = generation
+
+    def _build(self, entity_ids: list[str], vectors: np.ndarray) -> None:
+        docs = self.search.store.note_docs()
+        texts = []
+        for eid in entity_ids:
+            title, tags, headings, opening = docs.get(eid, ("", "", "", ""))
+            # Titles and tags say what a note is about; repeat them so they outweigh prose.
+            texts.append(f"{title}. {title}. {title}. {tags} {tags} {headings} {opening}")
+        self.model = build_clusters(entity_ids, vectors, texts)
+        self._current = dict(self.model.labels)
+        self._built_n = len(entity_ids)
+
+    def note_vectors(self) -> tuple[list[str], np.ndarray]:
+        """(entity ids, unit mean vector of each note's embedded chunks)."""
+        vi, kw = self.search.vectors, self.search.keywords
+        vi.sync()
+        kw.sync()
+        all_alive = vi.size == len(vi.alive)
+        rows = np.flatnonzero(vi.alive)
+        if not len(rows):
+            return [], np.zeros((0, vi.matrix.shape[1]), dtype=np.float32)
+        matrix = vi.matrix if all_alive else vi.matrix[rows]
+        pos = np.searchsorted(kw.cids, vi.cids[rows])
+        pos = np.minimum(pos, len(kw.cids) - 1)
+        owners = [kw.entities[p] for p in pos.tolist()]
+        # Chunks of one note have consecutive cids, so their rows form runs: sum each run.
+        starts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]]
+        sums = np.add.reduceat(matrix, starts, axis=0, dtype=np.float32)  # float16 rows
+        index: dict[str, int] = {}
+        merged: list[np.ndarray] = []
+        for start, total in zip(starts, sums, strict=True):
+            eid = owners[start]
+            if eid in index:
+                merged[index[eid]] = merged[index[eid]] + total
+            else:
+                index[eid] = len(merged)
+                merged.append(total)
+        vectors = np.asarray(merged, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return list(index), vectors / np.maximum(norms, 1e-12)

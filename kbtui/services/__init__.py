@@ -1,1 +1,0 @@
-"""The query layer shared by the TUI, the CLI and the MCP server."""

@@ -1,0 +1,128 @@
+"""kb_search, kb_get and knowledge_query (spec 000, 001, 003): notes and passages by meaning
+and keywords, whole notes by id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbtui.models import SearchFilters
+from kbtui.search.service import Mode
+from kbtui.tools.envelope import NotFoundError, ValidationError, ok
+from kbtui.tools.graph import KnowledgeGraph
+from kbtui.tools.kb_contracts import ENTITY_TYPES
+from kbtui.tools.parts import VaultParts
+from kbtui.vault.chunk import reassemble
+
+VOICE_TOP_K = 3
+
+
+class KbTools:
+    """The note-level tools; `graph` records which entities were shown and used."""
+
+    def __init__(self, parts: VaultParts, graph: KnowledgeGraph) -> None:
+        self.store = parts.store
+        self.search_service = parts.search
+        self.graph = graph
+
+    # -- kb_search ------------------------------------------------------------------------
+    def kb_search(self, args: dict[str, Any]) -> dict[str, Any]:
+        filters = {k: v for k, v in args["filters"].items() if v is not None}
+        if "type" in filters:
+            known = sorted(set(ENTITY_TYPES) | set(self.store.note_types()))
+            if filters["type"] not in known:
+                raise ValidationError(
+                    f"filters.type {filters['type']!r} is not a known type; use one of "
+                    + ", ".join(known),
+                    field="filters.type",
+                )
+        voice = bool(args["capabilities"].get("voice"))
+        top_k = min(args["top_k"], VOICE_TOP_K) if voice else args["top_k"]
+        mode: Mode = args["mode"]
+        results = self.search_service.search(
+            args["query"], top_k, SearchFilters(**filters), mode=mode
+        )
+        self.graph.shown([r.id for r in results])
+        return ok(
+            results=[
+                {
+                    "id": r.id,
+                    "type": r.type,
+                    "title": r.title,
+                    "snippet": r.snippet,
+                    "score": r.score,
+                    "source_type": "kb_document",
+                    "metadata": r.metadata,
+                }
+                for r in results
+            ],
+            total_found=len(results),
+            query=args["query"],
+            filters_applied=filters,
+            top_k=top_k,
+            voice_mode=voice,
+            mode=mode,
+        )
+
+    # -- kb_get ---------------------------------------------------------------------------
+    def kb_get(self, args: dict[str, Any]) -> dict[str, Any]:
+        entity_id = args["id"]
+        note = self.store.note(entity_id)
+        if note is None:
+            if self.store.note_count() == 0:
+                raise NotFoundError(
+                    "KB not initialized: no notes are indexed yet; run `kbtui index`"
+                )
+            raise NotFoundError(f"Entity '{entity_id}' not found in KB")
+        self.graph.used([entity_id])
+        chunks = self.store.note_chunks(entity_id)
+        content = reassemble([(c["start_pos"], c["end_pos"], c["content"]) for c in chunks])
+        return ok(
+            id=entity_id,
+            type=note["type"],
+            title=note["title"],
+            content=content,
+            metadata=note_metadata(note),
+            chunks_count=len(chunks),
+        )
+
+    # -- knowledge_query ------------------------------------------------------------------
+    def knowledge_query(self, args: dict[str, Any]) -> dict[str, Any]:
+        filters = SearchFilters(category=args["category"], document_id=args["document_id"])
+        hits = self.search_service.search_chunks(args["query"], args["top_k"], filters)
+        details = self.store.chunk_details([h.cid for h in hits])
+        notes = self.store.notes_meta(sorted({h.entity_id for h in hits}))
+        results = []
+        for hit in hits:
+            chunk, note = details.get(hit.cid), notes.get(hit.entity_id)
+            if chunk is None or note is None:
+                continue
+            item: dict[str, Any] = {
+                "chunk_id": hit.chunk_id,
+                "content": chunk["content"],
+                "similarity": hit.score,
+            }
+            if args["include_document_info"]:
+                fm = note["frontmatter"]
+                item["document"] = {
+                    "id": fm.get("document_id") or hit.entity_id,
+                    "title": note["title"],
+                    "category": fm.get("category"),
+                    "entity_id": hit.entity_id,
+                    "file_path": note["path"],
+                    "chunk_index": chunk["chunk_index"],
+                }
+            results.append(item)
+        return ok(results=results, total=len(results), query=args["query"])
+
+
+def note_metadata(note: dict[str, Any]) -> dict[str, Any]:
+    """Frontmatter plus what the index knows about the file (spec 000's `metadata`)."""
+    return {
+        **note["frontmatter"],
+        "aliases": note["aliases"],
+        "tags": note["tags"],
+        "file_path": note["path"],
+        "folder": note["folder"],
+        "created_at": note["created_at"],
+        "indexed_at": note["indexed_at"],
+    }

@@ -1,0 +1,26 @@
+"""What the tools of one vault work with, composed once by the runtime.
+
+Tools receive these parts rather than the object that composes and dispatches them, so no tool
+module imports another's composer (no rings, type-only imports included).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kbtui.config import Settings
+from kbtui.embed import Embedder
+from kbtui.indexing.indexer import Indexer
+from kbtui.search.service import SearchService
+from kbtui.search.topics import TopicService
+from kbtui.store import Store
+
+
+@dataclass(frozen=True)
+class VaultParts:
+    settings: Settings
+    store: Store
+    embedder: Embedder | None
+    search: SearchService
+    indexer: Indexer
+    topics: TopicService

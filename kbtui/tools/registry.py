@@ -1,0 +1,121 @@
+"""The one table of tools - name -> contract -> handler - and the one dispatch behind it.
+
+The CLI, the TUI and the MCP server all reach a vault's tools through `Toolset.call`. MCP
+publishes the contracts in `PUBLISHED`; the TUI's `app_*` operations go through the same
+dispatch (validated, one envelope, never a traceback) but are not published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kbtui.store import DatabaseError, StoreError
+from kbtui.tools import browse, graph_context, graph_extract
+from kbtui.tools.browse import APP_TOOLS
+from kbtui.tools.chunk_view import get_chunk
+from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
+from kbtui.tools.graph import KnowledgeGraph
+from kbtui.tools.graph_contracts import ALL_TOOLS, GRAPH_READS, KG_TOOLS, READS
+from kbtui.tools.graph_write import GraphWriter
+from kbtui.tools.importer import import_document
+from kbtui.tools.kb import KbTools
+from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
+from kbtui.tools.params import validate
+from kbtui.tools.parts import VaultParts
+
+Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    spec: ToolSpec
+    run: Handler
+    published: bool = True  # offered over MCP; app_* operations are not
+
+
+def _kb(name: str) -> Tool:
+    return Tool(KB_TOOLS[name], lambda t, a: getattr(t.kb, name)(a))
+
+
+def _graph(name: str) -> Tool:
+    return Tool(KG_TOOLS[name], lambda t, a: getattr(t.graph, name)(a))
+
+
+def _writer(name: str) -> Tool:
+    return Tool(KG_TOOLS[name], lambda t, a: getattr(t.writer, name)(a))
+
+
+def _app(name: str, run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]]) -> Tool:
+    return Tool(APP_TOOLS[name], lambda t, a: run(t.parts, a), published=False)
+
+
+TOOLS: dict[str, Tool] = {
+    tool.spec.name: tool
+    for tool in (
+        _kb("kb_search"),
+        _kb("kb_get"),
+        Tool(KB_TOOLS["get_chunk"], lambda t, a: get_chunk(t.parts, a)),
+        Tool(KB_TOOLS["knowledge_import"], lambda t, a: import_document(t.parts, a)),
+        _kb("knowledge_query"),
+        *(_graph(name) for name in GRAPH_READS),
+        Tool(
+            KG_TOOLS["kg_get_phase_context"],
+            lambda t, a: graph_context.kg_get_phase_context(t.graph, a),
+        ),
+        _writer("kg_create_entity"),
+        _writer("kg_create_relationship"),
+        _writer("kg_merge_entities"),
+        Tool(
+            KG_TOOLS["kg_extract_from_text"], lambda t, a: graph_extract.extract_tool(t.writer, a)
+        ),
+        Tool(
+            KG_TOOLS["kg_extract_from_memory"], lambda t, a: graph_extract.extract_tool(t.writer, a)
+        ),
+        Tool(
+            KG_TOOLS["kg_find_duplicates"], lambda t, a: graph_extract.duplicates_tool(t.graph, a)
+        ),
+        _app("app_facets", browse.facets),
+        _app("app_list_entities", browse.list_entities),
+        _app("app_entity_labels", browse.entity_labels),
+        _app("app_reindex", browse.reindex),
+    )
+}
+PUBLISHED: dict[str, ToolSpec] = {n: t.spec for n, t in TOOLS.items() if t.published}
+assert PUBLISHED.keys() == ALL_TOOLS.keys(), "graph_contracts.ALL_TOOLS must list what is published"
+__all__ = ["GRAPH_READS", "PUBLISHED", "READS", "TOOLS", "Tool", "Toolset"]
+
+
+class Toolset:
+    """The tools of one vault, bound to its parts."""
+
+    parts: VaultParts
+    graph: KnowledgeGraph
+    writer: GraphWriter
+    kb: KbTools
+
+    def __init__(self, parts: VaultParts) -> None:
+        self.parts = parts
+        self.graph = KnowledgeGraph(parts)
+        self.writer = GraphWriter(self.graph)
+        self.kb = KbTools(parts, self.graph)
+
+    def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run tool `name` with raw arguments; never raises."""
+        tool = TOOLS.get(name)
+        if tool is None:
+            return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)
+
+        def run() -> dict[str, Any]:
+            checked = validate(tool.spec.params, args)
+            try:
+                return tool.run(self, checked)
+            except (StoreError, DatabaseError) as exc:
+                raise UnavailableError(f"the index is unavailable: {exc}") from exc
+
+        return guarded(run, name, tool.spec.empty)
+
+
+def _raise(exc: ToolError) -> dict[str, Any]:
+    raise exc

@@ -1,0 +1,82 @@
+"""An assistant's first question on a vault that was never indexed (issue 19.1).
+
+MCP clients start `kbtui mcp` when they start and may ask at once; the answer must find what
+the vault holds (the question waits a little for the first pass) and say how complete the
+index was (`index`), so that an empty answer is never mistaken for "the vault knows nothing".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+from kbtui.runtime.index_state import annotate, index_state
+from tests.conftest import copy_vault
+from tests.test_mcp import open_session
+
+INDEX_KEYS = {"state", "notes_indexed", "notes_known", "chunks_embedded", "chunks_total"}
+
+
+def test_the_first_question_on_a_new_vault_finds_its_note(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "fresh")
+    assert not (vault / ".kbtui").exists()
+
+    async def first_questions(errlog: IO[str]) -> tuple[dict, dict]:
+        async with open_session(vault, errlog) as session:  # initialize, then at once:
+            search = await session.call_tool(
+                "kb_search", {"query": "who led the mobile team on the watch"}
+            )
+            path = await session.call_tool(
+                "kg_find_path",
+                {"fromEntityId": "person:amara_nwosu", "toEntityId": "technology:zephyr_rtos"},
+            )
+            assert isinstance(search.structured_content, dict)
+            assert isinstance(path.structured_content, dict)
+            return search.structured_content, path.structured_content
+
+    with (tmp_path / "server.log").open("w") as errlog:
+        search, path = asyncio.run(first_questions(errlog))
+    assert search["ok"] is True
+    top = [r["id"] for r in search["results"][:3]]
+    assert "person:andrei_clodius" in top, search
+    index = search["index"]
+    assert set(index) >= INDEX_KEYS and index["state"] in ("ready", "indexing", "embedding")
+    assert 60 <= index["notes_indexed"] <= index["notes_known"] == 64  # all but unreadable ones
+    assert 0 <= index["chunks_embedded"] <= index["chunks_total"]
+    assert path["ok"] is True and path["found"] is True and "index" in path
+
+
+def _worker(state: str = "indexing", known: int | None = 10) -> dict:
+    return {"state": state, "notes_known": known, "last_change": 1_764_000_000.0}
+
+
+def test_an_empty_answer_from_an_incomplete_index_says_so() -> None:
+    stats = {"notes": 4, "chunks": 8, "embedded": 0}
+    answer = annotate({"ok": True, "success": True, "results": []}, index_state(_worker(), stats))
+    assert answer["index"]["state"] == "indexing"  # 4 of the 10 notes read so far
+    assert answer["index"]["last_change"] == "2025-11-24T16:00:00+00:00"
+    assert "still being built" in answer["message"] and "4 of 10 notes" in answer["message"]
+
+
+@pytest.mark.parametrize(
+    ("worker", "stats", "state"),
+    [
+        (_worker("embedding"), {"notes": 10, "chunks": 8, "embedded": 3}, "embedding"),
+        (_worker("indexing"), {"notes": 10, "chunks": 8, "embedded": 8}, "indexing"),
+        (_worker("idle", None), {"notes": 10, "chunks": 8, "embedded": 8}, "ready"),
+    ],
+)
+def test_the_state_follows_the_worker_and_the_counts(worker: dict, stats: dict, state: str) -> None:
+    assert index_state(worker, stats)["state"] == state
+
+
+def test_a_complete_index_or_a_hit_adds_no_warning() -> None:
+    ready = index_state(_worker("idle"), {"notes": 10, "chunks": 8, "embedded": 8})
+    empty = annotate({"ok": True, "success": True, "results": []}, ready)
+    assert "message" not in empty  # nothing matched in a complete index: a real answer
+    building = index_state(_worker("embedding"), {"notes": 10, "chunks": 8, "embedded": 2})
+    hit = annotate({"ok": True, "success": True, "results": [{"id": "a:b"}]}, building)
+    assert "message" not in hit and hit["index"]["state"] == "embedding"
