@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 from kbtui.store.chunk_cache import ChunkCache, Texts
+from tests.conftest import copy_vault
 
 
 def table_rows(store: Store) -> dict[int, dict[str, Any]]:
@@ -163,3 +165,29 @@ def test_texts_round_trip() -> None:
     texts.extend(["more"])
     assert [texts[i] for i in range(len(texts))] == [*words, "more"]
     assert [texts.take(np.array([4, 2]))[i] for i in range(2)] == ["more", "ünïcödé ✓"]
+
+
+def test_mapped_texts_round_trip_and_leave_no_file(tmp_path: Path) -> None:
+    """The text buffers beside the index: same strings back, no named file, freed on close."""
+    words = ["", "plain", "ünïcödé ✓", "line\nbreak", "x" * 10_000]
+    texts = Texts(words, tmp_path)
+    texts.extend(["more", ""])
+    assert [texts[i] for i in range(len(texts))] == [*words, "more", ""]
+    taken = texts.take(np.array([5, 2]))
+    assert [taken[0], taken[1]] == ["more", "ünïcödé ✓"]
+    assert list(tmp_path.iterdir()) == []  # unlinked at creation: a crash leaves nothing
+    texts.close()
+    taken.close()
+
+
+def test_store_reads_text_from_mapped_buffers(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "vault")
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    before = set(settings.index_dir.iterdir())
+    cache = store._chunks()
+    assert cache.texts["content"].folder == settings.index_dir
+    assert table_rows(store) == store.chunk_details(list(table_rows(store)))
+    assert set(settings.index_dir.iterdir()) == before
+    store.close()

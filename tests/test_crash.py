@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.write import write_new_note
@@ -102,3 +103,41 @@ def test_a_killed_writes_temp_file_is_swept_by_the_next_write_only_when_stale(
     written = write_new_note(tmp_path / "vault", "imports", "Note", "# Note\n")
     assert written.read_text() == "# Note\n"
     assert not stale.exists() and live.exists()
+
+
+def test_killed_while_text_buffers_are_mapped_leaves_nothing_stale(tmp_path: Path) -> None:
+    """The chunk texts' side files (kbtui/store/chunk_cache.py) have no name: a process
+    killed with them mapped leaves no file behind, and the next open reads the same rows."""
+    vault = copy_vault(tmp_path / "vault")
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    cids = [int(c) for c in store.embedded_cids()]
+    expected = store.chunk_details(cids)
+    store.close()
+    before = {p.name for p in settings.index_dir.iterdir()}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD_READS, str(settings.db_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "mapped"  # the buffers exist and are in use
+    child.kill()
+    child.wait()
+    left = {p.name for p in settings.index_dir.iterdir()} - before
+    assert not {name for name in left if not name.startswith("index.duckdb")}
+    again = Store(settings.db_path)
+    assert again.chunk_details(cids) == expected
+    again.close()
+
+
+CHILD_READS = """import sys
+from pathlib import Path
+from kbtui.store import Store
+store = Store(Path(sys.argv[1]))
+store.chunk_details([int(c) for c in store.embedded_cids()])
+print("mapped", flush=True)
+sys.stdin.read()  # held open, mapped, until killed
+"""

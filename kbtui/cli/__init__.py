@@ -7,24 +7,27 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.text import Text
 
-from kbtui.cli.common import err, opened_vault, out, settings_for, vault_option
+from kbtui import __version__
+from kbtui.cli.common import err, opened_vault, settings_for, vault_option
+from kbtui.cli.common import out as _out
 from kbtui.cli.graph import GRAPH_COMMANDS
 from kbtui.cli.kb import KB_COMMANDS
 from kbtui.cli.mcp import MCP_COMMANDS
 from kbtui.cli.sql import SQL_COMMANDS
 from kbtui.config import Settings
-from kbtui.models import IndexReport
-from kbtui.store import DatabaseError, StoreError
+
+if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none of this
+    from rich.progress import Progress
+
+    from kbtui.models import IndexReport
 
 
 @click.group(invoke_without_command=True)
-@click.version_option(package_name="kbtui")
+@click.version_option(version=__version__, package_name="kbtui")
 @vault_option
 @click.pass_context
 def main(ctx: click.Context, vault: str | None) -> None:
@@ -52,11 +55,13 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
     """Bring the index up to date with the vault (incremental).
 
     When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
+    from kbtui.store import DatabaseError, StoreError
+
     settings = settings_for(vault)
     with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
         try:
             if handle.role == "client":
-                err.print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
+                err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
                 report = handle.reindex(embed=not no_embed)
             else:
                 with _progress() as bar:
@@ -87,7 +92,7 @@ def stats(vault: str | None, as_json: bool) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     for key, value in data.items():
-        out.print(f"[bold]{key:>14}[/] {value}")
+        _out().print(f"[bold]{key:>14}[/] {value}")
 
 
 def _bar_progress(bar: Progress) -> Callable[[str, int, int], None]:
@@ -102,17 +107,28 @@ def _bar_progress(bar: Progress) -> Callable[[str, int, int], None]:
 
 
 def _progress() -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=err,
+        console=err(),
         transient=True,
     )
 
 
 def _print_report(report: IndexReport, settings: Settings) -> None:
+    from rich.text import Text
+
+    out = _out()
     out.print(f"Indexed [bold]{settings.vault}[/] in {report.seconds:.2f}s -> {settings.db_path}")
     out.print(
         f"  new {len(report.new)}, changed {len(report.changed)}, "

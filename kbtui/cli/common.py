@@ -1,23 +1,44 @@
-"""Shared pieces of the command line: vault option, opening the vault, printing envelopes."""
+"""Shared pieces of the command line: vault option, opening the vault, printing envelopes.
+
+Imports stay light at module level (click and the settings only): `kbtui --version` and
+`--help` must not pay for DuckDB, numpy, the model or Rich. Each command imports what it
+uses when it runs (tests/test_cli_imports.py holds this)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from kbtui.config import Settings
-from kbtui.embed import EmbedderError, FastEmbedder
-from kbtui.runtime.shared import SharedVault, open_vault_once
-from kbtui.store import StoreError
 
-err = Console(stderr=True)
-out = Console()
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kbtui.embed import FastEmbedder
+    from kbtui.runtime.shared import SharedVault
+
+
+@functools.cache
+def err() -> Console:
+    """The console for messages (stderr), made on first use."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@functools.cache
+def out() -> Console:
+    """The console for answers (stdout), made on first use."""
+    from rich.console import Console
+
+    return Console()
+
 
 vault_option = click.option(
     "--vault",
@@ -39,6 +60,8 @@ def settings_for(vault: str | None) -> Settings:
 
 
 def make_embedder(settings: Settings) -> FastEmbedder:
+    from kbtui.embed import EmbedderError, FastEmbedder
+
     try:
         return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
     except EmbedderError as exc:
@@ -52,7 +75,11 @@ def opened_vault(
     """The vault for one command: through the kbtui process that has it open (TUI, MCP
     server), else opened here. The model is made only if this process opens the index:
     always with `need_model`, when its package is there with `model_if_installed` (a long
-    command with the model serves the others meanwhile), else never (a quick read)."""
+    command with the model serves the others meanwhile), else never (a quick read).
+    Reaching an owner loads neither DuckDB nor the model (tests/test_cli_imports.py)."""
+    from kbtui.runtime.shared import open_vault_once
+    from kbtui.store.recover import StoreError
+
     settings = settings_for(vault)
 
     def embedder() -> FastEmbedder | None:
@@ -82,6 +109,6 @@ def emit(response: dict[str, Any], as_json: bool) -> bool:
         click.echo(json.dumps(response, indent=2, ensure_ascii=False))
     if not response.get("ok"):
         if not as_json:
-            err.print(f"[red]error[/] ({response['error_type']}): {response['message']}")
+            err().print(f"[red]error[/] ({response['error_type']}): {response['message']}")
         sys.exit(1)
     return not as_json

@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 from rich.text import Text
 
 from kbtui.cli.common import emit, err, json_option, opened_vault, out, vault_option
-from kbtui.runtime.shared import SharedVault
+
+if TYPE_CHECKING:
+    from kbtui.runtime.shared import SharedVault
 
 ID_RE = re.compile(r"^[a-z_]+:[a-z0-9_]+$")
 # Tools that embed text when this process opens the index itself.
@@ -89,9 +91,9 @@ def entity(vault: str | None, name: str, exact: bool, limit: int, as_json: bool)
             Text(", ".join(e["aliases"])),
             f"{e['qValue']:.2f}",
         )
-    out.print(table if response["entities"] else "No entity found.")
+    out().print(table if response["entities"] else "No entity found.")
     if response["count"] == 1 and response["entities"][0].get("description"):
-        out.print(Text(response["entities"][0]["description"]))
+        out().print(Text(response["entities"][0]["description"]))
 
 
 @click.command()
@@ -128,8 +130,8 @@ def neighbors(
         arrow = "->" if out_going else "<-"
         label = r["type"] + (f" ({r['label']})" if r.get("label") else "")
         table.add_row(arrow, Text(label), Text(other), Text(names.get(other, "")))
-    out.print(f"[bold]{entity_id}[/]: {response['relationshipCount']} relationship(s)")
-    out.print(table)
+    out().print(f"[bold]{entity_id}[/]: {response['relationshipCount']} relationship(s)")
+    out().print(table)
 
 
 @click.command()
@@ -146,7 +148,7 @@ def path(vault: str | None, start: str, goal: str, max_hops: int, as_json: bool)
     if not emit(response, as_json):
         return
     if not response["found"]:
-        out.print(response["message"])
+        out().print(response["message"])
         return
     ids = response["path"]["entityIds"]
     line = Text(ids[0], style="bold")
@@ -154,7 +156,7 @@ def path(vault: str | None, start: str, goal: str, max_hops: int, as_json: bool)
         forward = rel["toEntityId"] == here
         line.append(f" -[{rel['type']}]-> " if forward else f" <-[{rel['type']}]- ")
         line.append(here, style="bold")
-    out.print(line)
+    out().print(line)
 
 
 @click.group()
@@ -178,9 +180,9 @@ def suggest(vault: str | None, entity_ref: str | None, limit: int, as_json: bool
         return
     for s in response["suggestions"]:
         where = Text(f"{s['filePath']}:{s['line']}", style="cyan")
-        out.print(where, Text(f"{s['text']!r} -> {s['targetEntityId']}", style="bold"))
-        out.print(Text("    " + s["context"]), soft_wrap=True)
-    out.print(f"[dim]{response['message']}[/]")
+        out().print(where, Text(f"{s['text']!r} -> {s['targetEntityId']}", style="bold"))
+        out().print(Text("    " + s["context"]), soft_wrap=True)
+    out().print(f"[dim]{response['message']}[/]")
 
 
 @click.command()
@@ -198,11 +200,11 @@ def mv(vault: str | None, entity_ref: str, new_name: str, dry_run: bool, as_json
     if not emit(response, as_json):
         return
     for change in response["filesChanged"]:
-        out.print(Text(f"  {change['path']}: {change['linksRewritten']} link(s)"))
+        out().print(Text(f"  {change['path']}: {change['linksRewritten']} link(s)"))
         for line in change.get("lines", []):
-            out.print(Text(f"    {line['line']}- {line['before']}", style="red"), soft_wrap=True)
-            out.print(Text(f"    {line['line']}+ {line['after']}", style="green"), soft_wrap=True)
-    (err if dry_run else out).print(response["message"])
+            out().print(Text(f"    {line['line']}- {line['before']}", style="red"), soft_wrap=True)
+            out().print(Text(f"    {line['line']}+ {line['after']}", style="green"), soft_wrap=True)
+    (err if dry_run else out)().print(response["message"])
 
 
 GRAPH_COMMANDS = (call, entity, neighbors, path, links, mv)

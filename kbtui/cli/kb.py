@@ -7,11 +7,11 @@ import json
 from typing import Any
 
 import click
-from rich.markdown import Markdown
-from rich.text import Text
 
 from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
-from kbtui.cli.results import print_results
+
+# Rich's Markdown, Table and Text are imported inside the commands that print them: loading
+# this module (every `kbtui` start, `--version` included) stays cheap.
 
 
 @click.command()
@@ -52,9 +52,11 @@ def search(
     if not emit(response, as_json):
         return
     if not response["results"]:
-        out.print("No results.")
+        out().print("No results.")
         return
-    print_results(out, response["results"], ids)
+    from kbtui.cli.results import print_results
+
+    print_results(out(), response["results"], ids)
 
 
 @click.command()
@@ -67,12 +69,14 @@ def get(vault: str | None, entity_id: str, as_json: bool) -> None:
         response = kb.call("kb_get", {"id": entity_id})
     if not emit(response, as_json):
         return
+    from rich.markdown import Markdown
+
     meta = response["metadata"]
-    out.print(
+    out().print(
         f"[bold]{response['title']}[/]  [dim]{response['id']} · {meta['file_path']} · "
         f"{response['chunks_count']} chunks[/]"
     )
-    out.print(Markdown(response["content"]))
+    out().print(Markdown(response["content"]))
 
 
 @click.command()
@@ -101,22 +105,24 @@ def chunk(
         response = kb.call("get_chunk", args)
     if not emit(response, as_json):
         return
-    out.print(
+    from rich.text import Text
+
+    out().print(
         f"[bold]{response['title']}[/]  [dim]{response['chunk_id']} ({response['chunk_info']})[/]"
     )
-    out.print(Text(response["content"]))
+    out().print(Text(response["content"]))
     card = response["knowledge_card"]
-    out.print(f"\n[bold]Summary[/] [dim]({card['source']})[/] ", Text(card["summary"]))
+    out().print(f"\n[bold]Summary[/] [dim]({card['source']})[/] ", Text(card["summary"]))
     for point in card["takeaways"]:
-        out.print("  •", Text(point))
+        out().print("  •", Text(point))
     if response["cluster"]:
         c = response["cluster"]
-        out.print(
+        out().print(
             f"[bold]Cluster[/] {c['cluster_id'][0]}: {c['cluster_name']} — {c['description']}"
         )
     for r in response["related_chunks"]:
-        out.print(f"  {r['similarity_score']:.2f}", Text(f"{r['chunk_id']}  {r['snippet']}"))
-    out.print(f"[dim]{response['obsidian_url']}[/]")
+        out().print(f"  {r['similarity_score']:.2f}", Text(f"{r['chunk_id']}  {r['snippet']}"))
+    out().print(f"[dim]{response['obsidian_url']}[/]")
 
 
 @click.command("import")
@@ -157,7 +163,7 @@ def import_(
     with opened_vault(vault) as kb:
         response = kb.call("knowledge_import", args)
     if emit(response, as_json):
-        out.print(
+        out().print(
             f"Imported [bold]{response['title']}[/] as {response['entity_id']} "
             f"({response['chunks_created']} chunks) -> {response['file_path']}"
         )
@@ -192,12 +198,15 @@ def query(
         response = kb.call("knowledge_query", args)
     if not emit(response, as_json):
         return
+    from rich.text import Text
+
     if not response["results"]:
-        out.print("No results.")
+        out().print("No results.")
     for r in response["results"]:
         doc = r.get("document", {})
-        out.print(f"[bold]{r['similarity']:.2f}[/] {r['chunk_id']}  [dim]{doc.get('title', '')}[/]")
-        out.print(Text(r["content"].strip()[:400]), "\n")
+        title = doc.get("title", "")
+        out().print(f"[bold]{r['similarity']:.2f}[/] {r['chunk_id']}  [dim]{title}[/]")
+        out().print(Text(r["content"].strip()[:400]), "\n")
 
 
 KB_COMMANDS = (search, get, chunk, import_, query)

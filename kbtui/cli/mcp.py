@@ -87,6 +87,7 @@ def mcp(
 def _serve_stdio(settings: Settings, log_level: str, log_file: str | None, no_watch: bool) -> None:
     from kbtui.mcp.app import claim_stdout, run_stdio, setup_logging
     from kbtui.runtime.shared import open_vault
+    from kbtui.store import StoreError
 
     protocol_out = claim_stdout()  # before anything can print
     setup_logging(log_level, log_file)

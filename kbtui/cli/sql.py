@@ -29,10 +29,10 @@ def sql(vault: str | None, query: str, max_rows: int, as_json: bool) -> None:
         table.add_column(column, overflow="fold")
     for row in response["rows"]:
         table.add_row(*(Text("NULL" if v is None else str(v)) for v in row))
-    out.print(table)
+    out().print(table)
     count = len(response["rows"])
     more = f" (first {count}; --max-rows for more)" if response["truncated"] else ""
-    out.print(f"[dim]{count} row{'s' if count != 1 else ''}{more}[/]")
+    out().print(f"[dim]{count} row{'s' if count != 1 else ''}{more}[/]")
 
 
 SQL_COMMANDS = (sql,)

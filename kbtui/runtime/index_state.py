@@ -8,12 +8,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from kbtui.tools.registry import GRAPH_READS
+from kbtui.tools.catalog import GRAPH_READS
 
 FIRST_READ_WAIT = 5.0  # seconds an early question waits for the first pass to read the vault
-WITH_INDEX_STATE = frozenset(
-    {"kb_search", "knowledge_query", *GRAPH_READS, "kg_get_phase_context", "kg_find_duplicates"}
-)
+WITH_INDEX_STATE = frozenset({"kb_search", "knowledge_query", *GRAPH_READS, "kg_find_duplicates"})
 _RESULT_KEYS = ("results", "entities", "path", "duplicates")
 
 

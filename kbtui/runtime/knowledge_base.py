@@ -49,17 +49,21 @@ class KnowledgeBase:
         )
 
     @classmethod
-    def open(cls, settings: Settings, embedder: Embedder | None) -> KnowledgeBase:
+    def open(
+        cls, settings: Settings, embedder: Embedder | None, approximate: bool = True
+    ) -> KnowledgeBase:
         """Opens (and migrates) the vault's index.
 
         A vault with more than `hnsw_min_chunks` vectors also gets an HNSW index in a side
         file, opened (reused or rebuilt) in a background thread; exact search answers until
-        it is ready.
+        it is ready. `approximate=False` (a one-shot command): no HNSW index at all, since
+        exact search answers a few queries at once and closing would wait for its open.
         """
         store = Store(settings.db_path)
         ann: HnswSideIndex | None = None
         model = store.meta("embed_model")
-        if embedder is not None and model and store.count_embedded() >= settings.hnsw_min_chunks:
+        big = store.count_embedded() >= settings.hnsw_min_chunks
+        if approximate and embedder is not None and model and big:
             ann = HnswSideIndex(store, settings.index_dir / HNSW_FILENAME, model)
         kb = cls(settings, store, embedder, ann)
         if ann is not None:

@@ -14,18 +14,17 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kbtui.config import Settings
-from kbtui.embed import Embedder
-from kbtui.indexing.indexer import Indexer, Progress
-from kbtui.indexing.watcher import VaultWatcher
-from kbtui.indexing.worker import IndexWorker
 from kbtui.models import IndexReport
 from kbtui.runtime.index_state import FIRST_READ_WAIT, WITH_INDEX_STATE, annotate, index_state
-from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.tools.catalog import PUBLISHED
 from kbtui.tools.envelope import UnavailableError, failure
-from kbtui.tools.registry import PUBLISHED
+
+if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
+    from kbtui.embed import Embedder
+    from kbtui.indexing.indexer import Progress
 
 log = logging.getLogger("kbtui.runtime")
 
@@ -56,11 +55,22 @@ class VaultRuntime:
     connections are not safe for concurrent use from threads). Every front end that owns the
     vault (the MCP server, the TUI) reaches the query layer through `call`."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None, watch: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None,
+        watch: bool = True,
+        approximate: bool = True,
+    ) -> None:
+        """`approximate=False` for a one-shot command: exact vector search only (no HNSW)."""
+        from kbtui.indexing.watcher import VaultWatcher
+        from kbtui.indexing.worker import IndexWorker
+        from kbtui.runtime.knowledge_base import KnowledgeBase
+
         self.settings = settings
         self.embedder = embedder
         self.lock = threading.RLock()
-        self.kb = KnowledgeBase.open(settings, embedder)
+        self.kb = KnowledgeBase.open(settings, embedder, approximate)
         self.worker = IndexWorker(settings, self.kb.store, embedder, self.lock)
         self.watcher = (
             VaultWatcher(settings.vault, self.worker.submit, index_dir=settings.index_dir)
@@ -143,6 +153,8 @@ class VaultRuntime:
 
     def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:
         """An incremental pass now, after any pass of the background worker (one at a time)."""
+        from kbtui.indexing.indexer import Indexer
+
         self._check_open()
         indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
         with self.worker.pass_lock:

@@ -21,23 +21,25 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbtui.config import Settings
-from kbtui.embed import Embedder
-from kbtui.indexing.indexer import Progress
 from kbtui.models import IndexReport
 from kbtui.runtime.owner import OwnerServer, OwnerUnavailable, read_record
 from kbtui.runtime.remote import OwnerGone, RemoteError, RemoteVault
 from kbtui.runtime.runtime import VaultClosed, VaultHandle, VaultRuntime
 from kbtui.store import StoreLockedError
+from kbtui.tools.catalog import PUBLISHED, READS
 from kbtui.tools.envelope import UnavailableError, failure, guarded
-from kbtui.tools.registry import PUBLISHED, READS
+
+if TYPE_CHECKING:  # a client of another process's index loads neither DuckDB nor the model
+    from kbtui.embed import Embedder
+    from kbtui.indexing.indexer import Progress
 
 log = logging.getLogger("kbtui.shared")
 
 START_WAIT = 15.0  # an owner opening a big index, or a one-shot command finishing
-EmbedderFactory = Callable[[], Embedder | None]
+EmbedderFactory = Callable[[], "Embedder | None"]
 T = TypeVar("T")
 
 # Calls that change nothing but usage counters: safe to run again on the next owner.
@@ -277,7 +279,9 @@ class SharedVault:
             if key in _owned:  # DuckDB would open it again in this process: use its socket
                 raise StoreLockedError(f"{key} is open in this process")
             embedder = self._get_embedder()
-            runtime = VaultRuntime(self.settings, embedder, watch=self.watch)
+            runtime = VaultRuntime(
+                self.settings, embedder, watch=self.watch, approximate=self.long_lived
+            )
             _owned.add(key)
         server = OwnerServer(runtime) if embedder is not None else None
         try:

@@ -85,7 +85,7 @@ class TopicService:
         owners = [kw.entities[p] for p in pos.tolist()]
         # Chunks of one note have consecutive cids, so their rows form runs: sum each run.
         starts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]]
-        sums = np.add.reduceat(matrix, starts, axis=0)
+        sums = np.add.reduceat(matrix, starts, axis=0, dtype=np.float32)  # float16 rows
         index: dict[str, int] = {}
         merged: list[np.ndarray] = []
         for start, total in zip(starts, sums, strict=True):

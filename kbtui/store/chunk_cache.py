@@ -4,9 +4,13 @@ DuckDB reads a single chunk row in ~1 ms at 100k chunks (it decompresses a whole
 the FSST-compressed content column; an IN list decompresses all of them: 40 ms). That was
 half of kb_search's time and most of kb_get's. Here each text field is one UTF-8 buffer with
 offsets (~1 byte a character: 35 MB at 100k chunks, against ~50 bytes of overhead per Python
-str), and the integers are numpy columns. The rows of the notes that have chunks are kept
-too, with their tags (a point read of notes plus tags cost ~2.5 ms). Only the store fills it,
-with rows it read by SQL.
+str), and the integers are numpy columns. The text buffers live in unlinked temporary files
+beside the index, mapped into memory: only the pages of the texts a read returns count in the
+process's RAM, and the OS drops them under pressure (reading a mapped page costs microseconds,
+a DuckDB point read ~1 ms). A file without a name cannot outlive the process or be reused
+stale: every start writes it afresh from the table (tests/test_chunk_cache.py, test_crash.py).
+The rows of the notes that have chunks are kept too, with their tags (a point read of notes
+plus tags cost ~2.5 ms). Only the store fills it, with rows it read by SQL.
 
 It follows the table by diffing cid sets whenever the store's notes changed: rows of new cids
 are read once and appended, rows whose cid went away are masked, and past a quarter masked
@@ -17,8 +21,11 @@ grow, so appending keeps them sorted; anything else makes it load everything aga
 
 from __future__ import annotations
 
+import mmap
+import tempfile
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
@@ -49,41 +56,78 @@ _NOTE_AT = [NOTE_KEYS.index(f) for f in NOTE_FIELDS]
 
 
 class Texts:
-    """Many strings in one UTF-8 buffer, read back one at a time."""
+    """Many strings in one UTF-8 buffer, read back one at a time.
 
-    def __init__(self, values: Sequence[str] = ()) -> None:
+    With `folder`, the buffer is an unlinked temporary file there, memory-mapped (see the
+    module docstring); without, a bytes object."""
+
+    def __init__(self, values: Sequence[str] = (), folder: Path | None = None) -> None:
+        self.folder = folder
+        self._file: IO[bytes] | None = None
+        self._map: mmap.mmap | None = None
+        self._blob = b""
+        self._size = 0
         encoded = [v.encode() for v in values]
-        self.blob = b"".join(encoded)
         self.offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(e) for e in encoded], out=self.offsets[1:])
+        self._append(b"".join(encoded))
+
+    def _append(self, data: bytes) -> None:
+        if self.folder is None:
+            self._blob += data
+            return
+        if not data:
+            return
+        if self._file is None:
+            # Open for the life of this buffer, closed by close(): no context manager fits.
+            self._file = tempfile.TemporaryFile(prefix="texts-", dir=self.folder)  # noqa: SIM115
+        self._file.seek(self._size)
+        self._file.write(data)
+        self._file.flush()
+        self._size += len(data)
+        self._map = mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
     def __getitem__(self, i: int) -> str:
-        return self.blob[self.offsets[i] : self.offsets[i + 1]].decode()
+        start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+        if self.folder is None or self._map is None:
+            return self._blob[start:end].decode()
+        return self._map[start:end].decode()
 
     def extend(self, values: Sequence[str]) -> None:
-        more = Texts(values)
-        self.offsets = np.concatenate([self.offsets, self.offsets[-1] + more.offsets[1:]])
-        self.blob += more.blob
+        encoded = [v.encode() for v in values]
+        ends = self.offsets[-1] + np.cumsum([len(e) for e in encoded], dtype=np.int64)
+        self.offsets = np.concatenate([self.offsets, ends])
+        self._append(b"".join(encoded))
 
     def take(self, rows: np.ndarray) -> Texts:
-        return Texts([self[int(i)] for i in rows])
+        return Texts([self[int(i)] for i in rows], self.folder)
+
+    def close(self) -> None:
+        """Drop the mapping and the file now rather than when collected."""
+        self._map = None  # a slice being decoded elsewhere keeps its own bytes
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 class ChunkCache:
     """cid -> chunk row (and its note's title, type, path, folder), without a query."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder  # where the text buffers' files go (None: in RAM)
+        self.texts: dict[str, Texts] = {}
         self._reset()
 
     def _reset(self) -> None:
+        self.close()
         self.cids = np.zeros(0, dtype=np.int64)
         self.alive = np.zeros(0, dtype=bool)
         self.entity = np.zeros(0, dtype=np.int32)  # index into self.entities
         self.ints = np.zeros((0, len(INT_FIELDS)), dtype=np.int64)
-        self.texts = {f: Texts() for f in TEXT_FIELDS}
+        self.texts = {f: Texts(folder=self.folder) for f in TEXT_FIELDS}
         self.entities: list[str] = []
         self.codes: dict[str, int] = {}
         self.notes: dict[str, tuple[Any, ...]] = {}  # NOTE_KEYS values, then the sorted tags
@@ -126,9 +170,15 @@ class ChunkCache:
         keep = np.flatnonzero(self.alive)
         self.cids, self.entity, self.ints = self.cids[keep], self.entity[keep], self.ints[keep]
         self.alive = np.ones(len(keep), dtype=bool)
-        self.texts = {f: t.take(keep) for f, t in self.texts.items()}
+        old, self.texts = self.texts, {f: t.take(keep) for f, t in self.texts.items()}
+        for texts in old.values():
+            texts.close()
         live = {self.entities[c] for c in np.unique(self.entity)}
         self.notes = {e: v for e, v in self.notes.items() if e in live}
+
+    def close(self) -> None:
+        for texts in self.texts.values():
+            texts.close()
 
     def row(self, i: int) -> dict[str, Any] | None:
         entity_id = self.entities[int(self.entity[i])]

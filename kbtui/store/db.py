@@ -16,10 +16,11 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from kbtui.models import EMBED_DIM, NoteWrite
+from kbtui.models import NoteWrite
 from kbtui.store import graph_paths
 from kbtui.store.browse import BrowseQueries
 from kbtui.store.chunk_cache import NOTE_COLUMNS
+from kbtui.store.embeddings import EmbeddingWrites
 from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.link_queries import LinkQueries
@@ -53,6 +54,20 @@ CHUNK_SELECT = (
 
 DatabaseError = duckdb.Error  # what a failing query raises; callers need not import duckdb
 
+# DuckDB's buffer pool, capped once at connect and never changed (changing it after the
+# HNSW side file is attached broke the attach). By default it may keep 80% of the machine's
+# RAM of table pages it has read: at 300k chunks ~1.5 GB after the in-RAM indexes are filled,
+# all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
+# in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
+# Memory"), so it grows with the chunks the index holds at open, and leaves room for growth.
+MEMORY_BASE = 256 * 2**20
+MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
+
+
+def memory_limit(chunks: int) -> str:
+    """The buffer-pool cap for an index of `chunks` chunks, as DuckDB's setting reads it."""
+    return f"{(MEMORY_BASE + MEMORY_PER_CHUNK * chunks) // 2**20}MiB"
+
 
 def _column(values: list[Any]) -> np.ndarray:
     """A typed numpy column. Never dtype=object: DuckDB then tries `import pandas` once per
@@ -62,7 +77,7 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries):
+class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites):
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
@@ -96,6 +111,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries):
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
+            self.con.execute(f"SET memory_limit = '{memory_limit(self._estimated_chunks())}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
@@ -108,9 +124,18 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries):
             self.con.close()
             raise
 
+    def _estimated_chunks(self) -> int:
+        """Rows of the chunks table from the catalog (no scan); 0 for a new file."""
+        row = self.con.execute(
+            "SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'chunks'"
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
     def close(self) -> None:
         with suppress(duckdb.Error):  # counters only; closing must not fail over them
             self.flush_usage()
+        if self._chunk_cache is not None:
+            self._chunk_cache.close()
         self.con.close()
 
     def snapshot(self) -> Snapshot:
@@ -336,54 +361,6 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries):
             self.con.execute(f"INSERT INTO {table} SELECT {select}{nulls} FROM _bulk")
         finally:
             self.con.unregister("_bulk")
-
-    # -- embeddings -----------------------------------------------------------------------
-    def reset_embeddings_for_model(self, model_id: str) -> bool:
-        """Drop vectors made by another model. Returns True when any were dropped."""
-        previous = self.meta("embed_model")
-        if previous == model_id:
-            return False
-        self.generation += 1
-        with self.transaction():
-            if previous is not None:
-                self.con.execute("UPDATE chunks SET embedding = NULL")
-            self.set_meta("embed_model", model_id)
-        return previous is not None
-
-    def pending_embeddings(self, limit: int) -> list[tuple[int, str, str, str]]:
-        """(cid, title, heading, shown text) of chunks still waiting for a vector."""
-        rows = self.con.execute(
-            """
-            SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
-            JOIN notes n USING (entity_id) WHERE c.embedding IS NULL ORDER BY c.cid LIMIT ?
-            """,
-            [limit],
-        ).fetchall()
-        return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
-
-    def count_pending(self) -> int:
-        return int(self._scalar("SELECT count(*) FROM chunks WHERE embedding IS NULL"))
-
-    def set_embeddings(self, cids: Sequence[int], vectors: np.ndarray) -> None:
-        n = len(cids)
-        if n == 0:
-            return
-        self.generation += 1
-        flat = {
-            "r": np.repeat(np.asarray(cids, dtype=np.int64), EMBED_DIM),
-            "j": np.tile(np.arange(EMBED_DIM, dtype=np.int16), n),
-            "v": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
-        }
-        self.con.register("_vec", flat)
-        try:
-            with self.transaction():
-                self.con.execute(f"""
-                    UPDATE chunks SET embedding = s.e FROM (
-                        SELECT r, array_agg(v ORDER BY j)::FLOAT[{EMBED_DIM}] AS e
-                        FROM _vec GROUP BY r) AS s
-                    WHERE chunks.cid = s.r""")
-        finally:
-            self.con.unregister("_vec")
 
     def stats(self) -> dict[str, Any]:
         return {

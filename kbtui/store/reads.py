@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -16,12 +17,14 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM, SearchFilters
 from kbtui.store.chunk_cache import NOTE_KEYS, ChunkCache
+from kbtui.store.memory import give_back_freed_memory
 
 
 class ReadQueries:
     """Mixed into Store: every read the services make."""
 
     con: duckdb.DuckDBPyConnection
+    path: Path
     generation: int
     text_generation: int
     _stats_cache: tuple[int, dict[str, Any]] | None = None
@@ -81,6 +84,21 @@ class ReadQueries:
             "SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
         ).fetchnumpy()
         return np.asarray(res["cid"], dtype=np.int64)
+
+    def load_vector_range(
+        self, low: int, high: int, dtype: type[np.floating[Any]] = np.float32
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(cids, vectors as `dtype`) of embedded chunks with low <= cid <= high: a range the
+        column's min/max statistics prune, for loading every vector a batch at a time."""
+        res = self.con.execute(
+            """SELECT cid, embedding FROM chunks WHERE cid BETWEEN ? AND ?
+               AND embedding IS NOT NULL ORDER BY cid""",
+            [low, high],
+        ).fetchnumpy()
+        found = np.asarray(res["cid"], dtype=np.int64)
+        if not len(found):
+            return found, np.zeros((0, EMBED_DIM), dtype=dtype)
+        return found, np.stack(list(res["embedding"])).astype(dtype)
 
     def load_vectors(self, cids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(cids int64[n], vectors float32[n, 384]) of embedded chunks (all, or these)."""
@@ -146,7 +164,7 @@ class ReadQueries:
     def _chunks(self) -> ChunkCache:
         """The chunk cache, caught up with the table when notes were written since."""
         if self._chunk_cache is None:
-            self._chunk_cache = ChunkCache()
+            self._chunk_cache = ChunkCache(self.path.parent)  # text files beside the index
         cache = self._chunk_cache
         if self._chunk_cache_at != self.text_generation:
             at = self.text_generation
@@ -162,6 +180,8 @@ class ReadQueries:
                     ).fetchnumpy()
                 cache.add(rows)
                 touched |= set(rows["entity_id"])
+                del rows  # the texts are in the cache's files now
+                give_back_freed_memory(len(added))
             if touched:
                 cache.set_notes(touched, self._note_rows(sorted(touched)))
             self._chunk_cache_at = at

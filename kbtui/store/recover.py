@@ -13,8 +13,10 @@ import datetime as dt
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:  # the errors below are imported by processes that never load DuckDB
+    import duckdb
 
 log = logging.getLogger("kbtui.store")
 

@@ -217,3 +217,7 @@ KG_TOOLS = {
         ),
     )
 }
+
+# Every published tool's contract and the reads, here with the contracts rather than in the
+# registry (which imports the handlers, the store, DuckDB): a process that only reaches
+# another kbtui process's index (kbtui.runtime.shared) needs them without the query layer.

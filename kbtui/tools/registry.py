@@ -14,6 +14,8 @@ from typing import Any
 from kbtui.store import DatabaseError, StoreError
 from kbtui.tools import browse, graph_context, graph_extract
 from kbtui.tools.browse import APP_TOOLS
+from kbtui.tools.catalog import GRAPH_READS, READS
+from kbtui.tools.catalog import PUBLISHED as CATALOGUE
 from kbtui.tools.chunk_view import get_chunk
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import KnowledgeGraph
@@ -53,15 +55,6 @@ def _app(name: str, run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]])
     return Tool(APP_TOOLS[name], lambda t, a: run(t.parts, a), published=False)
 
 
-GRAPH_READS = (
-    "kg_get_entity",
-    "kg_find_entity",
-    "kg_get_neighbors",
-    "kg_find_path",
-    "kg_get_high_utility_entities",
-    "kg_get_context",
-)
-
 TOOLS: dict[str, Tool] = {
     tool.spec.name: tool
     for tool in (
@@ -70,7 +63,7 @@ TOOLS: dict[str, Tool] = {
         Tool(KB_TOOLS["get_chunk"], lambda t, a: get_chunk(t.parts, a)),
         Tool(KB_TOOLS["knowledge_import"], lambda t, a: import_document(t.parts, a)),
         _kb("knowledge_query"),
-        *(_graph(name) for name in GRAPH_READS),
+        *(_graph(name) for name in GRAPH_READS if name != "kg_get_phase_context"),
         Tool(
             KG_TOOLS["kg_get_phase_context"],
             lambda t, a: graph_context.kg_get_phase_context(t.graph, a),
@@ -104,10 +97,8 @@ TOOLS: dict[str, Tool] = {
     )
 }
 PUBLISHED: dict[str, ToolSpec] = {n: t.spec for n, t in TOOLS.items() if t.published}
-READS = frozenset(
-    {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates", *GRAPH_READS}
-    | {"kg_get_phase_context", "kg_suggest_links"}
-)
+assert PUBLISHED.keys() == CATALOGUE.keys(), "tools/catalog.py must list what is published"
+__all__ = ["GRAPH_READS", "PUBLISHED", "READS", "TOOLS", "Tool", "Toolset"]
 
 
 class Toolset:

@@ -1,0 +1,24 @@
+"""Which tools exist and how they are used, without loading a handler: what a client process
+needs (`kbtui search` through a running owner loads neither DuckDB nor the model)."""
+
+from __future__ import annotations
+
+from kbtui.tools.graph_contracts import KG_TOOLS
+from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
+from kbtui.tools.link_contracts import LINK_TOOLS
+
+PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS}  # what MCP offers
+GRAPH_READS = (
+    "kg_get_entity",
+    "kg_find_entity",
+    "kg_get_neighbors",
+    "kg_find_path",
+    "kg_get_high_utility_entities",
+    "kg_get_context",
+    "kg_get_phase_context",
+)
+# Calls that change nothing but usage counters: safe to run again on the next owner.
+READS = frozenset(
+    {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
+    | {*GRAPH_READS, "kg_suggest_links"}
+)
