@@ -76,6 +76,8 @@ class NoteWrite:
     replaces: tuple[str, ...] = ()
     # Each chunk's text as Obsidian shows it (kbtui.vault.hidden); "" when that is the content.
     chunk_shown: tuple[str, ...] = ()
+    # Why each chunk gets no vector (kbtui.vault.meaning: "code", "data", "markup"), or "".
+    chunk_not_embedded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,9 @@ class VaultRuntime:
             self._check_open()
             stats = self.kb.store.stats()
         index = self.worker.status()
-        index["chunks_waiting_for_vectors"] = stats.get("chunks", 0) - stats.get("embedded", 0)
+        index["chunks_waiting_for_vectors"] = (
+            stats.get("chunks", 0) - stats.get("embedded", 0) - stats.get("not_embedded", 0)
+        )
         return {
             "vault": str(self.kb.settings.vault),
             "pid": os.getpid(),

@@ -34,7 +34,7 @@ from kbtui.store.recover import (
 )
 from kbtui.store.verify import Snapshot, snapshot
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -48,7 +48,7 @@ NOTE_SELECT = ", ".join(
 # The chunks table in column order; `shown` arrives as "" when it is the content itself.
 CHUNK_SELECT = (
     'cid, chunk_id, entity_id, idx, heading, content, start, "end", hash, n_terms, NULL, '
-    "nullif(shown::VARCHAR, '')"
+    "nullif(shown::VARCHAR, ''), nullif(skip::VARCHAR, '')"
 )
 
 
@@ -225,6 +225,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
                 FROM (SELECT content_hash, any_value(embedding) AS embedding FROM chunks
                       WHERE cid < $first AND embedding IS NOT NULL GROUP BY content_hash) AS old
                 WHERE chunks.cid >= $first AND chunks.content_hash = old.content_hash
+                  AND chunks.not_embedded IS NULL
                 """,
                 {"first": first_cid},
             )
@@ -307,6 +308,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
                 "hash",
                 "n_terms",
                 "shown",
+                "skip",
             )
         }
         post_term: list[int] = []
@@ -314,8 +316,9 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
         post_tf: list[int] = []
         for w in batch:
             shown = w.chunk_shown or ("",) * len(w.chunks)
-            for chunk, chash, terms, length, visible in zip(
-                w.chunks, w.chunk_hashes, w.chunk_terms, w.chunk_lengths, shown, strict=True
+            skips = w.chunk_not_embedded or ("",) * len(w.chunks)
+            for chunk, chash, terms, length, visible, skip in zip(
+                w.chunks, w.chunk_hashes, w.chunk_terms, w.chunk_lengths, shown, skips, strict=True
             ):
                 cid = self._next_cid
                 self._next_cid += 1
@@ -331,6 +334,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
                     ("hash", chash),
                     ("n_terms", length),
                     ("shown", visible),
+                    ("skip", skip),
                 ):
                     cols[key].append(value)
                 post_term.extend(terms.keys())

@@ -37,18 +37,24 @@ class EmbeddingWrites:
         return previous is not None
 
     def pending_embeddings(self, limit: int) -> list[tuple[int, str, str, str]]:
-        """(cid, title, heading, shown text) of chunks still waiting for a vector."""
+        """(cid, title, heading, shown text) of chunks still waiting for a vector, the most
+        recently modified notes first (what a person likely wants early), in note order.
+        Chunks not worth a vector (`not_embedded`, kbtui.vault.meaning) never wait."""
         rows = self.con.execute(
             """
             SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
-            JOIN notes n USING (entity_id) WHERE c.embedding IS NULL ORDER BY c.cid LIMIT ?
+            JOIN notes n USING (entity_id)
+            WHERE c.embedding IS NULL AND c.not_embedded IS NULL
+            ORDER BY n.mtime_ns DESC, c.cid LIMIT ?
             """,
             [limit],
         ).fetchall()
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
 
     def count_pending(self) -> int:
-        row = self.con.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()
+        row = self.con.execute(
+            "SELECT count(*) FROM chunks WHERE embedding IS NULL AND not_embedded IS NULL"
+        ).fetchone()
         return int(row[0]) if row else 0
 
     def set_embeddings(self, cids: Sequence[int], vectors: np.ndarray) -> None:

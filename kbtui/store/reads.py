@@ -293,7 +293,8 @@ class ReadQueries:
             SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks),
                    (SELECT count(*) FROM chunks WHERE embedding IS NOT NULL),
                    (SELECT count(*) FROM links), (SELECT count(DISTINCT tag) FROM tags),
-                   (SELECT count(*) FROM postings)""").fetchone()
+                   (SELECT count(*) FROM postings),
+                   (SELECT count(*) FROM chunks WHERE not_embedded IS NOT NULL)""").fetchone()
         assert row is not None
         types = self.con.execute(
             "SELECT type, count(*) FROM notes GROUP BY type ORDER BY 2 DESC, 1"
@@ -302,6 +303,7 @@ class ReadQueries:
             "notes": row[0],
             "chunks": row[1],
             "embedded": row[2],
+            "not_embedded": row[6],  # code/data chunks: keyword-searched, never embedded
             "links": row[3],
             "tags": row[4],
             "postings": row[5],

@@ -17,7 +17,7 @@ TABLES: dict[str, str] = {
     "notes": "SELECT entity_id, path, type, name, title, folder, frontmatter::VARCHAR,"
     " aliases::VARCHAR, size, mtime_ns, file_hash, chunk_size, chunk_overlap FROM notes",
     "chunks": "SELECT chunk_id, entity_id, chunk_index, heading, content, start_pos, end_pos,"
-    " content_hash, n_terms, embedding IS NOT NULL FROM chunks",
+    " content_hash, n_terms, embedding IS NOT NULL, not_embedded FROM chunks",
     "postings": "SELECT c.chunk_id, p.term, p.tf FROM postings p JOIN chunks c USING (cid)",
     "tags": "SELECT entity_id, tag FROM tags",
     "links": "SELECT entity_id, target, rel, heading, label, key FROM links",

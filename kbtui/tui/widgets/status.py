@@ -58,8 +58,12 @@ def status_text(
         if pending:
             text.append(f" · {pending} files pending", style="yellow")
     chunks, embedded = int(stats.get("chunks", 0)), int(stats.get("embedded", 0))
+    # Code and data chunks are never embedded (kbtui.vault.meaning): done, counted apart.
+    wanted = chunks - int(stats.get("not_embedded", 0))
     text.append(f" │ {stats.get('notes', 0)} notes │ ")
-    text.append(f"{embedded}/{chunks} chunks embedded", style="green" if embedded == chunks else "")
+    text.append(f"{embedded}/{wanted} chunks embedded", style="green" if embedded >= wanted else "")
+    if wanted < chunks:
+        text.append(f" (+{chunks - wanted} code/data)", style="dim")
     text.append(f" │ last change: {last_change or 'none'}")
     last = index.get("last_pass") or {}
     if last.get("skipped"):
