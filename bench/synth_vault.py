@@ -5,6 +5,11 @@ relations, headings, wikilinks, tags) without committing data: this writes one i
 deterministically from a seed, so two runs with the same arguments index the same text.
 
     python bench/synth_vault.py OUT_DIR --notes 500 --seed 0
+    python bench/synth_vault.py OUT_DIR --notes 500 --code 0.5   # documentation-like: code, tables
+
+With `--code SHARE`, about that share of sections also gets a code block of 20-120 lines and
+half of those a table of numbers (the shape of a product's documentation, e.g. redis's); the
+prose is the same as without it.
 """
 
 from __future__ import annotations
@@ -106,14 +111,20 @@ class _Spec:
 
 
 def make_vault(
-    root: Path, notes: int, seed: int = 0, words_per_note: tuple[int, int] = (80, 400)
+    root: Path,
+    notes: int,
+    seed: int = 0,
+    words_per_note: tuple[int, int] = (80, 400),
+    code: float = 0.0,
 ) -> Path:
     """Write `notes` markdown notes under `root` (created if needed) and return `root`.
 
     `words_per_note` bounds the filler prose of a body; headings, links and tags come on top.
+    `code` is the share of sections followed by a code block (and maybe a table of numbers).
     """
     root.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
+    extra = random.Random(seed + 1)  # its own stream: the prose does not depend on `code`
     specs = _plan(rng, notes)
     by_type: dict[str, list[_Spec]] = {}
     for spec in specs:
@@ -121,7 +132,10 @@ def make_vault(
     for spec in specs:
         path = root / spec.folder / f"{spec.stem}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_note_text(rng, spec, specs, by_type, words_per_note), encoding="utf-8")
+        text = _note_text(rng, spec, specs, by_type, words_per_note)
+        if code > 0:
+            text = _with_code(extra, text, code)
+        path.write_text(text, encoding="utf-8")
     return root
 
 
@@ -211,6 +225,23 @@ def _note_text(
     return "\n".join(lines)
 
 
+def _with_code(rng: random.Random, text: str, share: float) -> str:
+    """After each section, with probability `share`, a code block and maybe a numbers table."""
+    out: list[str] = []
+    for part in text.split("\n## "):
+        out.append(part)
+        if rng.random() < share:
+            body = [
+                f"    {rng.choice(WORDS)}_{i} = {rng.choice(WORDS)}({i}, {rng.randint(0, 999)})"
+                for i in range(rng.randint(20, 120))
+            ]
+            out[-1] += "\n```python\ndef run():\n" + "\n".join(body) + "\n```\n"
+            if rng.random() < 0.5:
+                rows = [f"| {rng.randint(0, 9999)} | {rng.random():.3f} |" for _ in range(30)]
+                out[-1] += "\n| n | rate |\n|---:|---:|\n" + "\n".join(rows) + "\n"
+    return "\n## ".join(out)
+
+
 def _paragraph(rng: random.Random, words: int, specs: list[_Spec], tags: list[str]) -> str:
     """Sentences of 6-16 words, with a wikilink or a #tag now and then."""
     sentences: list[str] = []
@@ -239,8 +270,11 @@ def main() -> None:
     parser.add_argument("out_dir", type=Path, metavar="OUT_DIR")
     parser.add_argument("--notes", type=int, default=300, help="number of notes (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--code", type=float, default=0.0, help="share of sections with code (default 0)"
+    )
     args = parser.parse_args()
-    root = make_vault(args.out_dir, args.notes, seed=args.seed)
+    root = make_vault(args.out_dir, args.notes, seed=args.seed, code=args.code)
     print(f"wrote {args.notes} notes to {root}")
 
 
