@@ -223,3 +223,13 @@ def test_import_then_query_then_chunk(cli_vault: Path, tmp_path: Path) -> None:
     assert results and {r["document"]["id"] for r in results} == {imported["document_id"]}
     chunk = kbtui("chunk", results[0]["chunk_id"], "--exclude-same-note", "--vault", str(cli_vault))
     assert chunk.returncode == 0 and "Password FAQ" in chunk.stdout
+
+
+def test_search_takes_a_two_ideograph_word_as_the_tui_does(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path / "zh", Path(__file__).parent / "data" / "cjk_vault")
+    assert kbtui("index", "--no-embed", "--vault", str(vault)).returncode == 0
+    found = kbtui("search", "退款", "--mode", "keyword", "--json", "--vault", str(vault))
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["results"][0]["title"] == "退款政策"
+    single = kbtui("search", "款", "--mode", "keyword", "--vault", str(vault))
+    assert single.returncode == 1 and "ValidationError" in single.stderr

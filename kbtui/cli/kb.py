@@ -48,7 +48,7 @@ def search(
     if voice:
         args["capabilities"] = {"voice": True}
     with opened_vault(vault, need_model=mode != "keyword") as kb:
-        response = kb.call("kb_search", args)
+        response = kb.call("app_search", args)  # kb_search, and two ideographs are a word
     if not emit(response, as_json):
         return
     if not response["results"]:

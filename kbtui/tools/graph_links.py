@@ -162,7 +162,7 @@ class LinkTools:
             replace_note(path, data, encode(new))
         except WriteError as exc:
             raise ConflictError(str(exc)) from exc
-        self.writer._index(source["path"])
+        self.writer.index_paths(source["path"])
         return ok(filePath=source["path"], message=f"Linked {hit.text!r} to {target['id']}")
 
     # -- kg_rename_entity -----------------------------------------------------------------
@@ -237,7 +237,7 @@ class LinkTools:
         if new_id != row["id"]:  # the id follows the file name: so does its usage history
             self.store.flush_usage()
             self.store.carry_usage([(row["id"], new_id)])
-        self.writer._index(old_path, new_path, *(c["path"] for c in changes))
+        self.writer.index_paths(old_path, new_path, *(c["path"] for c in changes))
         entity = self.graph.entity(self.graph.require(new_id))
         return ok(
             entity=entity,

@@ -55,7 +55,8 @@ class GraphWriter:
         run = self.kg_create_entity if name == "kg_create_entity" else self.kg_create_relationship
         return guarded(lambda: run(validate(spec.params, raw)), name, spec.empty)
 
-    def _index(self, *paths: str) -> None:
+    def index_paths(self, *paths: str) -> None:
+        """Index what a write just changed; a file written but not indexable is a conflict."""
         report = self.indexer.run(paths=list(paths))
         broken = [s for s in report.skipped if s.path in paths]
         if broken:
@@ -86,7 +87,7 @@ class GraphWriter:
             )
         except WriteError as exc:
             raise ConflictError(str(exc)) from exc
-        self._index(path.relative_to(self.vault).as_posix())
+        self.index_paths(path.relative_to(self.vault).as_posix())
         entity = self.graph.entity(self.graph.require(entity_id))
         return ok(entity=entity, message=f"Created {kind} {name} in {entity['source']}")
 
@@ -111,12 +112,12 @@ class GraphWriter:
             ref = self._link_ref(target)
             link = f"[[{ref}|{label}]]" if label else f"[[{ref}]]"
             original = self._edit(source["path"], REL_KEYS[kind], link)
-            self._index(source["path"])
+            self.index_paths(source["path"])
             existing = self._find_rel(start, goal, kind, label)
             if existing is None:  # undo: a failed call leaves the note as it was
                 path = self.vault / source["path"]
                 replace_note(path, path.read_bytes(), original)
-                self._index(source["path"])
+                self.index_paths(source["path"])
                 raise ConflictError("the relation did not resolve; the note was left unchanged")
             message = f"Created {kind} from {start} to {goal} in {source['path']}"
         else:
@@ -188,7 +189,7 @@ class GraphWriter:
         except WriteError as exc:
             raise ConflictError(str(exc)) from exc
         archived = [archive_note(self.vault, row["path"]) for row in rows]
-        self._index(target["path"], *(row["path"] for row in rows))
+        self.index_paths(target["path"], *(row["path"] for row in rows))
         self.store.merge_usage(target_id, sources)
         merged = self.graph.entity(self.graph.require(target_id))
         result = {
