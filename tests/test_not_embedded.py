@@ -203,5 +203,9 @@ def test_an_index_at_schema_6_is_upgraded(tmp_path: Path) -> None:
         assert store.stats()["not_embedded"] == 0  # old rows: not judged yet
         Indexer(settings, store, HashEmbedder()).run()  # the text version re-reads every note
         assert store.stats()["not_embedded"] > 10 and store.count_pending() == 0
+        vectors_left = store.con.execute(
+            "SELECT count(*) FROM chunks WHERE not_embedded IS NOT NULL AND embedding IS NOT NULL"
+        ).fetchone()
+        assert vectors_left == (0,)  # the old vectors of code chunks are gone with them
     finally:
         store.close()
