@@ -193,6 +193,11 @@ def test_an_index_at_schema_6_is_upgraded(tmp_path: Path) -> None:
     settings = _vault(tmp_path)
     store = Store(settings.db_path)
     Indexer(settings, store, HashEmbedder()).run()
+    # An index written before schema 7 embedded its code chunks too.
+    store.con.execute(
+        "UPDATE chunks SET embedding = (SELECT any_value(embedding) FROM chunks "
+        "WHERE embedding IS NOT NULL) WHERE embedding IS NULL"
+    )
     store.con.execute("ALTER TABLE chunks DROP COLUMN not_embedded")
     store.con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     store.con.execute("UPDATE meta SET value = 'old' WHERE key = 'index_text_version'")
