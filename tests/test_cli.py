@@ -233,3 +233,19 @@ def test_search_takes_a_two_ideograph_word_as_the_tui_does(tmp_path: Path) -> No
     assert json.loads(found.stdout)["results"][0]["title"] == "退款政策"
     single = kbtui("search", "款", "--mode", "keyword", "--vault", str(vault))
     assert single.returncode == 1 and "ValidationError" in single.stderr
+
+
+def test_vault_given_before_the_command_is_the_vault(cli_vault: Path, tmp_path: Path) -> None:
+    """`kbtui --vault V stats`: V, not the current folder (it made an empty index there)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    res = kbtui("--vault", str(cli_vault), "stats", "--json", cwd=other)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["notes"] > 50
+    assert not (other / ".kbtui").exists()
+    # the command's own --vault still wins, and $KBTUI_VAULT does not override a typed one
+    own = kbtui("--vault", str(other), "stats", "--json", "--vault", str(cli_vault), cwd=other)
+    assert json.loads(own.stdout)["notes"] > 50
+    typed = kbtui("--vault", str(cli_vault), "stats", "--json", env={"KBTUI_VAULT": str(other)})
+    assert json.loads(typed.stdout)["notes"] > 50
+    assert not (other / ".kbtui").exists()

@@ -40,11 +40,28 @@ def out() -> Console:
     return Console()
 
 
+def _vault_before_command(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """`kbtui --vault V search ...` means vault V: the command takes the `--vault` typed
+    before it unless it was given its own. Without this the command silently used
+    $KBTUI_VAULT or the current folder, and made an empty index there."""
+    from click.core import ParameterSource
+
+    if ctx.get_parameter_source("vault") is ParameterSource.COMMANDLINE:
+        return value
+    parent = ctx.parent
+    while parent is not None:
+        if parent.get_parameter_source("vault") is ParameterSource.COMMANDLINE:
+            return parent.params["vault"]
+        parent = parent.parent
+    return value
+
+
 vault_option = click.option(
     "--vault",
     "vault",
     envvar="KBTUI_VAULT",
     type=click.Path(file_okay=False),
+    callback=_vault_before_command,
     help="The vault folder (default: $KBTUI_VAULT, else the current folder).",
 )
 json_option = click.option(
