@@ -13,7 +13,9 @@ from typing import IO
 
 import pytest
 
+from kbtui.config import Settings
 from kbtui.runtime.index_state import annotate, index_state
+from kbtui.runtime.runtime import VaultRuntime
 from tests.conftest import copy_vault
 from tests.test_mcp import open_session
 
@@ -80,3 +82,18 @@ def test_a_complete_index_or_a_hit_adds_no_warning() -> None:
     building = index_state(_worker("embedding"), {"notes": 10, "chunks": 8, "embedded": 2})
     hit = annotate({"ok": True, "success": True, "results": [{"id": "a:b"}]}, building)
     assert "message" not in hit and hit["index"]["state"] == "embedding"
+
+
+def test_a_one_shot_command_on_an_indexed_vault_says_ready(indexed_example: Settings) -> None:
+    """`kbtui path ...` opens the index without a first pass: nothing is being built."""
+    runtime = VaultRuntime(indexed_example, None, watch=False)
+    runtime.start(catch_up=False)
+    try:
+        answer = runtime.call(
+            "kg_find_path",
+            {"fromEntityId": "person:amara_nwosu", "toEntityId": "technology:zephyr_rtos"},
+        )
+    finally:
+        runtime.close()
+    assert answer["found"] is True and answer["index"]["state"] == "ready"
+    assert "still being built" not in answer["message"]

@@ -61,7 +61,8 @@ class IndexWorker:
 
     def start(self, full: bool = True) -> None:
         self._rescan = full
-        if not full:
+        if not full:  # a one-shot command: no first pass, so nothing is being indexed
+            self.state = "idle"
             self.vault_read.set()
         self._thread = threading.Thread(target=self._loop, name="indexer", daemon=True)
         self._thread.start()
