@@ -8,12 +8,16 @@ index was (`index`), so that an empty answer is never mistaken for "the vault kn
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
-from kbtui.runtime.index_state import annotate, index_state
+from kbtui.config import Settings
+from kbtui.embed import HashEmbedder
+from kbtui.runtime.index_state import FIRST_READ_WAIT, annotate, index_state
+from kbtui.runtime.runtime import VaultRuntime
 from tests.conftest import copy_vault
 from tests.test_mcp import open_session
 
@@ -80,3 +84,24 @@ def test_a_complete_index_or_a_hit_adds_no_warning() -> None:
     building = index_state(_worker("embedding"), {"notes": 10, "chunks": 8, "embedded": 2})
     hit = annotate({"ok": True, "success": True, "results": [{"id": "a:b"}]}, building)
     assert "message" not in hit and hit["index"]["state"] == "embedding"
+
+
+def test_a_read_at_shutdown_does_not_wait_for_a_first_pass_that_never_comes(
+    tmp_path: Path,
+) -> None:
+    """Closed right after opening (the stop arrives before the worker took its first pass):
+    a read in flight must not sit out FIRST_READ_WAIT, which is longer than a client gives
+    the server to exit."""
+    vault = copy_vault(tmp_path / "vault")
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=False)
+    runtime.worker.request_stop()  # ordered, not timed: the pass never begins
+    runtime.start()
+    answers: list[dict[str, Any]] = []
+    reader = threading.Thread(
+        target=lambda: answers.append(runtime.call("kb_search", {"query": "vector"}))
+    )
+    reader.start()
+    runtime.close()
+    reader.join(FIRST_READ_WAIT / 2)
+    assert not reader.is_alive(), "a read waited for a first pass that never came"
+    assert len(answers) == 1
