@@ -8,13 +8,15 @@ index was (`index`), so that an empty answer is never mistaken for "the vault kn
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
 from kbtui.config import Settings
-from kbtui.runtime.index_state import annotate, index_state
+from kbtui.embed import HashEmbedder
+from kbtui.runtime.index_state import FIRST_READ_WAIT, annotate, index_state
 from kbtui.runtime.runtime import VaultRuntime
 from tests.conftest import copy_vault
 from tests.test_mcp import open_session
@@ -97,3 +99,24 @@ def test_a_one_shot_command_on_an_indexed_vault_says_ready(indexed_example: Sett
         runtime.close()
     assert answer["found"] is True and answer["index"]["state"] == "ready"
     assert "still being built" not in answer["message"]
+
+
+def test_a_read_at_shutdown_does_not_wait_for_a_first_pass_that_never_comes(
+    tmp_path: Path,
+) -> None:
+    """Closed right after opening (the stop arrives before the worker took its first pass):
+    a read in flight must not sit out FIRST_READ_WAIT, which is longer than a client gives
+    the server to exit."""
+    vault = copy_vault(tmp_path / "vault")
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=False)
+    runtime.worker.request_stop()  # ordered, not timed: the pass never begins
+    runtime.start()
+    answers: list[dict[str, Any]] = []
+    reader = threading.Thread(
+        target=lambda: answers.append(runtime.call("kb_search", {"query": "vector"}))
+    )
+    reader.start()
+    runtime.close()
+    reader.join(FIRST_READ_WAIT / 2)
+    assert not reader.is_alive(), "a read waited for a first pass that never came"
+    assert len(answers) == 1

@@ -77,8 +77,11 @@ class IndexWorker:
             self._cond.notify()
 
     def request_stop(self) -> None:
-        """Ask the pass in progress to end at its next batch; returns at once."""
+        """Ask the pass in progress to end at its next batch; returns at once. A read waiting
+        for the first pass stops waiting: that pass may never come (stopped before it began)
+        or may take a batch to notice, and the runtime answers "closed" from here on."""
         self._stopping.set()
+        self.vault_read.set()
         with self._cond:
             self._cond.notify()
 
