@@ -218,27 +218,21 @@ class LinkTools:
             if new != text:
                 edits.append(FileEdit(self.vault / path, data, encode(new)))
         moved = f"{old_path} -> {new_path}"
+        counted = f"{total} link(s) in {len(changes)} file(s)"
         if args["dryRun"]:
-            return ok(
-                entity=self.graph.entity(row),
-                oldPath=old_path,
-                newPath=new_path,
-                newEntityId=new_id,
-                filesChanged=changes,
-                linksRewritten=total,
-                dryRun=True,
-                message=f"Dry run: {moved} would rewrite {total} link(s) in "
-                f"{len(changes)} file(s); nothing was written",
-            )
-        try:
-            write_all(self.vault, edits, (self.vault / old_path, self.vault / new_path))
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        if new_id != row["id"]:  # the id follows the file name: so does its usage history
-            self.store.flush_usage()
-            self.store.carry_usage([(row["id"], new_id)])
-        self.writer.index_paths(old_path, new_path, *(c["path"] for c in changes))
-        entity = self.graph.entity(self.graph.require(new_id))
+            entity = self.graph.entity(row)
+            message = f"Dry run: {moved} would rewrite {counted}; nothing was written"
+        else:
+            try:
+                write_all(self.vault, edits, (self.vault / old_path, self.vault / new_path))
+            except WriteError as exc:
+                raise ConflictError(str(exc)) from exc
+            if new_id != row["id"]:  # the id follows the file name: so does its usage history
+                self.store.flush_usage()
+                self.store.carry_usage([(row["id"], new_id)])
+            self.writer.index_paths(old_path, new_path, *(c["path"] for c in changes))
+            entity = self.graph.entity(self.graph.require(new_id))
+            message = f"Renamed {moved}; rewrote {counted}"
         return ok(
             entity=entity,
             oldPath=old_path,
@@ -246,8 +240,8 @@ class LinkTools:
             newEntityId=new_id,
             filesChanged=changes,
             linksRewritten=total,
-            dryRun=False,
-            message=f"Renamed {moved}; rewrote {total} link(s) in {len(changes)} file(s)",
+            dryRun=args["dryRun"],
+            message=message,
         )
 
     def _new_path(self, old_path: str, raw: str) -> str:
