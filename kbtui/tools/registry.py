@@ -63,7 +63,12 @@ TOOLS: dict[str, Tool] = {
         Tool(KB_TOOLS["get_chunk"], lambda t, a: get_chunk(t.parts, a)),
         Tool(KB_TOOLS["knowledge_import"], lambda t, a: import_document(t.parts, a)),
         _kb("knowledge_query"),
-        *(_graph(name) for name in GRAPH_READS if name != "kg_get_phase_context"),
+        _graph("kg_get_entity"),
+        _graph("kg_find_entity"),
+        _graph("kg_get_neighbors"),
+        _graph("kg_find_path"),
+        _graph("kg_get_high_utility_entities"),
+        _graph("kg_get_context"),
         Tool(
             KG_TOOLS["kg_get_phase_context"],
             lambda t, a: graph_context.kg_get_phase_context(t.graph, a),
