@@ -28,7 +28,12 @@ def _same_answers(store: Store, keywords: KeywordIndex, vectors: VectorIndex) ->
     embedder = HashEmbedder()
     for query in QUERIES:
         terms = query_terms(query)
-        assert keywords.search(terms, 20) == fresh_kw.search(terms, 20), query
+        got_kw, want_kw = keywords.score(terms, 20), fresh_kw.score(terms, 20)
+        assert got_kw.hits == want_kw.hits, query
+        # a note's BM25 (its chunks' words summed) too: note ordinals differ, the scores not
+        live = store.live_cids().tolist()
+        assert np.allclose(got_kw.notes(live), want_kw.notes(live)), query
+        assert got_kw.note_best == want_kw.note_best, query
         q = embedder.embed([query])[0]
         got, want = vectors.search(q, 20), fresh_vec.search(q, 20)
         assert [c for c, _ in got] == [c for c, _ in want], query

@@ -4,11 +4,16 @@ BM25 in SQL took ~35 ms per query at 100k chunks; the same sums over sorted nump
 ~1-2 ms. The store stays the durable copy. Chunk ids only ever grow, so a sync reads the
 postings of chunks newer than the last one seen (a small delta) and marks vanished chunks dead;
 when the delta or the dead rows pass a quarter of the index, it is rebuilt from the store.
+
+Each query is also scored per note, from the same postings: a note's term frequencies are
+its chunks' summed (no second index). A note that uses the query's words across its
+chunks is evidence a single chunk's BM25 misses; search.service mixes both into the ranking.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +22,26 @@ from kbtui.store import Store
 BM25_K1 = 0.9
 BM25_B = 0.4
 REBUILD_FRACTION = 0.25
+
+
+@dataclass(frozen=True)
+class KeywordScores:
+    """One query's BM25: the top chunks and the score of every note (by note ordinal)."""
+
+    hits: list[tuple[int, float, float]]  # (cid, raw BM25, BM25 / the best reachable)
+    note_scores: np.ndarray  # raw note-level BM25 per note ordinal; empty if no term matched
+    note_best: float  # the best note-level BM25 this query could reach
+    note_of_cids: np.ndarray  # the sorted cids the index knows ...
+    note_of_rows: np.ndarray  # ... and the note ordinal of each
+
+    def notes(self, cids: list[int]) -> np.ndarray:
+        """Note-level BM25 of each chunk's note (0 for a chunk the index does not know)."""
+        if not len(self.note_scores) or not cids:
+            return np.zeros(len(cids))
+        wanted = np.asarray(cids, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.note_of_cids, wanted), len(self.note_of_cids) - 1)
+        known = self.note_of_cids[pos] == wanted
+        return np.where(known, self.note_scores[self.note_of_rows[pos]], 0.0)
 
 
 class KeywordIndex:
@@ -34,6 +59,8 @@ class KeywordIndex:
         self.cids = cids
         self.lengths = lengths
         self.entities = entities
+        self.note_ids: dict[str, int] = {}
+        self.note_of = self._ordinals(entities)
         self.chunk_index = indexes
         self.alive = np.ones(len(cids), dtype=bool)
         self.last_cid = int(cids[-1]) if len(cids) else 0
@@ -43,6 +70,7 @@ class KeywordIndex:
         self.tfs = tfs
         self.delta: dict[int, list[tuple[int, float]]] = {}
         self.delta_rows = 0
+        self._note_cache: tuple[tuple[int, int], np.ndarray, int] | None = None
         self._generation = self.store.generation
 
     def sync(self) -> None:
@@ -60,6 +88,7 @@ class KeywordIndex:
                 self.cids = np.concatenate([self.cids, new])
                 self.lengths = np.concatenate([self.lengths, lengths])
                 self.entities.extend(entities)
+                self.note_of = np.concatenate([self.note_of, self._ordinals(entities)])
                 self.chunk_index = np.concatenate([self.chunk_index, indexes])
                 self.alive = np.concatenate([self.alive, np.ones(len(new), dtype=bool)])
                 terms, pcids, tfs = self.store.postings(after_cid=self.last_cid)
@@ -73,6 +102,10 @@ class KeywordIndex:
                 self._build()
             self._generation = generation
 
+    def _ordinals(self, entities: list[str]) -> np.ndarray:
+        ids = self.note_ids
+        return np.array([ids.setdefault(e, len(ids)) for e in entities], dtype=np.int32)
+
     def search(
         self, term_ids: list[int], k: int, allowed: np.ndarray | None = None
     ) -> list[tuple[int, float, float]]:
@@ -80,16 +113,25 @@ class KeywordIndex:
 
         `allowed` is a sorted array of permitted cids (a filter), or None for all.
         """
+        return self.score(term_ids, k, allowed).hits
+
+    def score(
+        self, term_ids: list[int], k: int, allowed: np.ndarray | None = None
+    ) -> KeywordScores:
+        """`search`, plus every note's BM25 with its chunks' term counts summed."""
         self.sync()
         terms = list(dict.fromkeys(term_ids))
         n_rows = len(self.cids)
+        nothing = KeywordScores([], np.zeros(0), 0.0, self.cids, self.note_of)
         if not terms or not n_rows:
-            return []
+            return nothing
         alive_n = max(int(self.alive.sum()), 1)
         avgdl = max(float(self.lengths[self.alive].mean()) if alive_n else 1.0, 1.0)
         norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths / avgdl)
+        note_norm, notes_n = self._note_norm()
+        note_scores = np.zeros(len(note_norm))
         all_rows, all_w = [], []
-        best = 0.0
+        best = note_best = 0.0
         for term in terms:
             rows, tfs = self._postings(term)
             live = self.alive[rows]
@@ -97,11 +139,16 @@ class KeywordIndex:
             df = len(rows)
             idf = float(np.log(1 + (alive_n - df + 0.5) / (df + 0.5)))
             best += idf * (BM25_K1 + 1)
+            notes, at = np.unique(self.note_of[rows], return_inverse=True)
+            note_idf = float(np.log(1 + (notes_n - len(notes) + 0.5) / (len(notes) + 0.5)))
+            note_best += note_idf * (BM25_K1 + 1)
             if df:
                 all_rows.append(rows)
                 all_w.append(idf * tfs * (BM25_K1 + 1) / (tfs + norm[rows]))
+                tf = np.bincount(at, weights=tfs)
+                note_scores[notes] += note_idf * tf * (BM25_K1 + 1) / (tf + note_norm[notes])
         if not all_rows:
-            return []
+            return nothing
         scores = np.bincount(
             np.concatenate(all_rows), weights=np.concatenate(all_w), minlength=n_rows
         )
@@ -111,10 +158,27 @@ class KeywordIndex:
         if len(hit) > k:
             hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
         order = hit[np.lexsort((self.cids[hit], -scores[hit]))]
-        return [
+        hits = [
             (int(self.cids[r]), float(scores[r]), float(scores[r]) / best if best else 0.0)
             for r in order
         ]
+        return KeywordScores(hits, note_scores, note_best, self.cids, self.note_of)
+
+    def _note_norm(self) -> tuple[np.ndarray, int]:
+        """(BM25's length term per note ordinal, notes with a live chunk): a note's length
+        is its live chunks' summed. Cached until the next sync changes the rows."""
+        key = (self._generation, len(self.cids))
+        if self._note_cache is None or self._note_cache[0] != key:
+            self._note_cache = (key, *self._note_lengths())
+        return self._note_cache[1], self._note_cache[2]
+
+    def _note_lengths(self) -> tuple[np.ndarray, int]:
+        live = self.note_of[self.alive]
+        lengths = np.bincount(live, weights=self.lengths[self.alive], minlength=len(self.note_ids))
+        present = np.bincount(live, minlength=len(self.note_ids)) > 0
+        notes_n = max(int(present.sum()), 1)
+        avg = max(float(lengths[present].mean()) if present.any() else 1.0, 1.0)
+        return BM25_K1 * (1 - BM25_B + BM25_B * lengths / avg), notes_n
 
     def locate(self, cid: int) -> tuple[str, int] | None:
         """(entity id, chunk index) of a live chunk, from memory."""
