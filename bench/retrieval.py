@@ -1,5 +1,8 @@
 """Retrieval quality on SciFact: nDCG@10, Recall@100 and MRR@10 for each search mode.
 
+Three tables in one run: the SciFact training claims, the short lay-query set over the same
+SciFact vault (bench/short_set.py, graded judgments) and the vault query set (bench/vault_set.py).
+
 The corpus becomes a vault of one note per abstract (frontmatter title, abstract as body) in a
 temporary folder, kbtui indexes it with the real model, and the training queries go through
 `KnowledgeBase.call("kb_search", ...)` exactly as a user or an assistant sends them (top_k 10,
@@ -35,10 +38,12 @@ from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.service import Mode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import vault_set  # bench/ is not a package: imported from its folder
+import short_set  # bench/ is not a package: imported from its folder
+import vault_set
 
 DEFAULT_DATA = Path("/work/shared/data/scifact")
 MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
+Qrels = dict[str, dict[str, int]]  # query id -> {doc id: graded relevance}
 
 
 class CachedEmbedder:
@@ -85,17 +90,17 @@ def _safe(name: str) -> str:
 
 def load_data(
     folder: Path, limit: int | None
-) -> tuple[list[dict[str, str]], dict[str, str], dict[str, set[str]]]:
+) -> tuple[list[dict[str, str]], dict[str, str], Qrels]:
     corpus = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
     queries = {
         q["_id"]: q["text"]
         for q in map(json.loads, (folder / "queries_train.jsonl").open(encoding="utf-8"))
     }
-    qrels: dict[str, set[str]] = defaultdict(set)
+    qrels: Qrels = defaultdict(dict)
     for line in (folder / "qrels_train.tsv").read_text(encoding="utf-8").splitlines()[1:]:
         qid, doc, score = line.split("\t")
         if int(score) > 0:
-            qrels[qid].add(doc)
+            qrels[qid][doc] = 1
     chosen = [q for q in queries if q in qrels]
     if limit is not None:
         chosen = chosen[:limit]
@@ -103,7 +108,7 @@ def load_data(
 
 
 def subset(
-    corpus: list[dict[str, str]], queries: dict[str, str], qrels: dict[str, set[str]], n: int
+    corpus: list[dict[str, str]], queries: dict[str, str], qrels: Qrels, n: int
 ) -> list[dict[str, str]]:
     """Every abstract judged for the queries, plus the first n others by id as distractors."""
     judged = {d for q in queries for d in qrels[q]}
@@ -128,18 +133,28 @@ def doc_of(result: dict[str, object]) -> str:
     return Path(str(meta["file_path"])).stem
 
 
-def metrics(ranked: list[str], top100: list[str], relevant: set[str]) -> tuple[float, float, float]:
-    """(nDCG@10, Recall@100, MRR@10) with binary relevance, as BEIR computes them."""
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+def metrics(
+    ranked: list[str], top100: list[str], grades: dict[str, int]
+) -> tuple[float, float, float]:
+    """(nDCG@10, Recall@100, MRR@10) as BEIR (pytrec_eval) computes them: the grade is the gain,
+    so binary judgments give binary nDCG; recall and MRR count any grade above 0."""
+    dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
+    best = sorted((g for g in grades.values() if g > 0), reverse=True)[:10]
+    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(best))
+    relevant = {d for d, g in grades.items() if g > 0}
     recall = len(set(top100[:100]) & relevant) / len(relevant)
     mrr = next((1 / (i + 1) for i, d in enumerate(ranked[:10]) if d in relevant), 0.0)
     return dcg / ideal, recall, mrr
 
 
 def evaluate(
-    kb: KnowledgeBase, queries: dict[str, str], qrels: dict[str, set[str]], modes: tuple[Mode, ...]
+    kb: KnowledgeBase,
+    queries: dict[str, str],
+    qrels: Qrels,
+    modes: tuple[Mode, ...],
+    rankings: dict[Mode, dict[str, list[str]]] | None = None,
 ) -> dict[Mode, tuple[float, float, float]]:
+    """{mode: mean (nDCG@10, Recall@100, MRR@10)}; `rankings` collects each query's top 10."""
     table: dict[Mode, tuple[float, float, float]] = {}
     docs = {eid: Path(path).stem for path, (eid, *_rest) in kb.store.note_states().items()}
     for mode in modes:
@@ -149,6 +164,8 @@ def evaluate(
             if not answer.get("success", True) or "results" not in answer:
                 raise SystemExit(f"kb_search failed on query {qid}: {answer}")
             ranked = [doc_of(r) for r in answer["results"]]
+            if rankings is not None:
+                rankings.setdefault(mode, {})[qid] = ranked
             top100 = deep_ranking(kb, text, mode, docs)
             sums += metrics(ranked, top100, qrels[qid])
         ndcg, recall, mrr = (sums / len(queries)).tolist()
@@ -181,6 +198,9 @@ def main() -> None:
     parser.add_argument("--no-cache", action="store_true", help="embed everything afresh")
     parser.add_argument("--no-vault-set", action="store_true", help="skip the vault query set")
     parser.add_argument("--no-scifact", action="store_true", help="only the vault query set")
+    parser.add_argument(
+        "--no-short-set", action="store_true", help="skip the short lay queries over SciFact"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="list vault-set misses")
     parser.add_argument(
         "--modes",
@@ -206,7 +226,12 @@ def main() -> None:
         embedder = CachedEmbedder(FastEmbedder(), None if args.no_cache else args.cache)
     print(f"commit {commit()}", flush=True)
     table: dict[Mode, tuple[float, float, float]] = {}
+    short_table: dict[Mode, tuple[float, float, float]] = {}
+    short_rankings: dict[Mode, dict[str, list[str]]] = {}
+    short_queries, short_qrels, short_judged = short_set.load()
+    run_short = not args.no_short_set and args.docs is None
     search_s = 0.0
+    calls = 0
     if not args.no_scifact:
         with tempfile.TemporaryDirectory(prefix="kbtui-scifact-") as tmp:
             vault = Path(tmp) / "vault"
@@ -229,12 +254,27 @@ def main() -> None:
                 )
                 started = time.perf_counter()
                 table = evaluate(kb, queries, qrels, modes)
+                calls += len(queries) * len(modes) * 2
+                if run_short:  # the same vault: the short set indexes nothing of its own
+                    short_table = evaluate(kb, short_queries, short_qrels, modes, short_rankings)
+                    calls += len(short_queries) * len(modes) * 2
                 search_s = time.perf_counter() - started
             finally:
                 kb.close()
         print(f"\nSciFact training\n{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8}")
         for mode, (ndcg, recall, mrr) in table.items():
             print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f}")
+        if run_short:
+            print(
+                f"\nshort lay queries over SciFact: {len(short_queries)} queries, graded "
+                f"(bench/short_queries.jsonl; J@10 = share of the top 10 that was judged)\n"
+                f"{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8} {'J@10':>8}"
+            )
+            for mode, (ndcg, recall, mrr) in short_table.items():
+                judged = short_set.judged_at_10(short_rankings[mode], short_judged)
+                print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f} {judged:8.2f}")
+        elif not args.no_short_set:
+            print("\nshort lay queries skipped: --docs leaves out abstracts they judged")
     if not args.no_vault_set:
         vtable, n = vault_set.evaluate(embedder, modes, args.verbose)
         print(f"\nvault set: {n} short queries (bench/vault_queries.jsonl)")
@@ -242,7 +282,7 @@ def main() -> None:
         for mode, (vndcg, vmrr) in vtable.items():
             print(f"{mode:<9} {vndcg:8.3f} {vmrr:8.3f}")
     print(
-        f"\nsearch: {search_s:.1f} s for {len(queries) * len(modes) * 2} calls; "
+        f"\nsearch: {search_s:.1f} s for {calls} calls; "
         f"model {embedder.model_id if embedder else None}; "
         f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
         file=sys.stderr,
