@@ -139,13 +139,19 @@ class KeywordIndex:
             df = len(rows)
             idf = float(np.log(1 + (alive_n - df + 0.5) / (df + 0.5)))
             best += idf * (BM25_K1 + 1)
-            notes, at = np.unique(self.note_of[rows], return_inverse=True)
+            # counted over every note ordinal: O(notes), where np.unique sorted the postings
+            # (3 ms for a common word at 100k chunks)
+            # (cut to the notes known when note_norm was taken: a sync on another thread may
+            # have added some since)
+            tf = np.bincount(self.note_of[rows], weights=tfs, minlength=len(note_norm))
+            tf = tf[: len(note_norm)]
+            notes = np.flatnonzero(tf)
             note_idf = float(np.log(1 + (notes_n - len(notes) + 0.5) / (len(notes) + 0.5)))
             note_best += note_idf * (BM25_K1 + 1)
             if df:
                 all_rows.append(rows)
                 all_w.append(idf * tfs * (BM25_K1 + 1) / (tfs + norm[rows]))
-                tf = np.bincount(at, weights=tfs)
+                tf = tf[notes]
                 note_scores[notes] += note_idf * tf * (BM25_K1 + 1) / (tf + note_norm[notes])
         if not all_rows:
             return nothing
