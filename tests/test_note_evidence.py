@@ -59,9 +59,13 @@ def test_the_shown_chunk_is_the_one_with_the_word(kb: KnowledgeBase) -> None:
 
 
 def test_scores_keep_their_meaning(kb: KnowledgeBase) -> None:
-    """0..1, descending, and a query of words no note holds still returns nothing."""
+    """0..1, descending; the keyword score shown is the evidence used (the chunk's or its
+    note's, the larger); a query of words no note holds returns nothing."""
     answer = kb.call("kb_search", {"query": "crevasse calving moulin", "top_k": 10})
     scores = [r["score"] for r in answer["results"]]
     assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+    keyword = {r["title"]: r["metadata"]["keyword_score"] for r in answer["results"]}
+    # the report holds all three words (one per section), the bakery one: shown as such
+    assert keyword["Glacier fieldwork"] > keyword["Le Moulin bakery"], keyword
     junk = kb.call("kb_search", {"query": "zxqv wibblefrotz", "top_k": 10})
     assert junk["results"] == []

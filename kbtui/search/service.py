@@ -84,7 +84,6 @@ def hybrid_scores(
     keyword: np.ndarray,
     share: float,
     note_bm25: np.ndarray | None = None,
-    note_keyword: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(scores, vector scores) of a query's candidate chunks, for hybrid mode.
 
@@ -95,8 +94,6 @@ def hybrid_scores(
     (latin_share): 0 for a Chinese question, whose cosines are noise, so keywords rank it.
     """
     vector = calibrate_cosine(cos) * share
-    if note_keyword is not None:  # the note's words together count as much as one chunk's
-        keyword = np.maximum(keyword, note_keyword)
     evidence = fuse(vector, keyword)
     key = evidence + RELATIVE_WEIGHT * relative(cos, bm25, DENSE_WEIGHT * share, note_bm25)
     top = float(key.max(initial=0.0))
@@ -205,23 +202,22 @@ class SearchService:
         cos = np.nan_to_num(np.array([vec_hits.get(c, np.nan) for c in cids]), nan=-1.0)
         raw = np.array([kw_hits.get(c, (0.0, 0.0))[0] for c in cids], dtype=np.float64)
         kw = np.array([kw_hits.get(c, (0.0, 0.0))[1] for c in cids], dtype=np.float64)
-        note_bm25 = note_kw = None
+        chunk_kw, note_bm25 = kw, None
         if found is not None and found.note_best > 0:
+            # the keyword evidence (shown and used): the chunk's or its note's, the larger
             note_bm25 = found.notes(cids)
-            note_kw = note_bm25 / found.note_best
+            kw = np.maximum(kw, note_bm25 / found.note_best)
         if mode == "keyword":
             v, score = np.zeros(len(cids)), kw
-            if note_kw is not None:
-                score = np.maximum(kw, note_kw)
         elif mode == "vector":
             v = calibrate_cosine(cos)
             score = v
         else:
-            score, v = hybrid_scores(cos, raw, kw, latin_share(query), note_bm25, note_kw)
+            score, v = hybrid_scores(cos, raw, kw, latin_share(query), note_bm25)
         at = np.flatnonzero(score >= min_score)
         # equal scores (a note's chunks share its note-level keyword score): the chunk with
         # more of the query's words first, so the snippet shows where they are
-        order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -kw[at], -score[at]))]
+        order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -chunk_kw[at], -score[at]))]
         out: list[ChunkHit] = []
         seen: set[str] = set()
         for i in order.tolist():
