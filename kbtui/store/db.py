@@ -263,39 +263,6 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
             self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
         self._log_vectors(reused)
 
-    def _reuse_vectors(self, hashes: list[str], first_cid: int) -> list[int]:
-        """Give chunks from `first_cid` on the vector of an older chunk with the same text.
-
-        The older chunks are found by their hash alone first: grouping every vector by hash
-        read the whole vector column, ~170 ms per save at 43k chunks, where a save's few
-        hashes need only the hash column and the rows that match. Returns the cids given one."""
-        if not hashes:
-            return []
-        with self._id_table(hashes, "_hashes") as table:
-            rows = self.con.execute(
-                f"""SELECT cid FROM chunks WHERE cid < ?
-                    AND content_hash IN (SELECT id FROM {table})""",
-                [first_cid],
-            ).fetchnumpy()["cid"]
-        if not len(rows):
-            return []
-        old = np.sort(np.asarray(rows, dtype=np.int64))
-        with self._id_table(old, "_old") as table:
-            given = self.con.execute(
-                f"""
-                UPDATE chunks SET embedding = old.embedding
-                FROM (SELECT content_hash, any_value(embedding) AS embedding FROM chunks
-                      WHERE cid BETWEEN {int(old[0])} AND {int(old[-1])}
-                        AND cid IN (SELECT id FROM {table}) AND embedding IS NOT NULL
-                      GROUP BY content_hash) AS old
-                WHERE chunks.cid >= ? AND chunks.content_hash = old.content_hash
-                  AND chunks.not_embedded IS NULL
-                RETURNING chunks.cid
-                """,
-                [first_cid],
-            ).fetchall()
-        return [int(r[0]) for r in given]
-
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         self.generation += 1
         self.text_generation += 1

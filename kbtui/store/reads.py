@@ -16,7 +16,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM, SearchFilters
-from kbtui.store.chunk_cache import NOTE_KEYS, ChunkCache
+from kbtui.store.chunk_cache import NOTE_FIELDS, NOTE_KEYS, ChunkCache
 from kbtui.store.memory import give_back_freed_memory
 
 
@@ -218,8 +218,9 @@ class ReadQueries:
 
     def _note_records(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """entity_id -> raw note row (NOTE_KEYS and "tags"), from RAM where it is kept (a note
-        without chunks, an empty body, is not) and from the table otherwise."""
-        kept = self._chunks().notes
+        without chunks, an empty body, is not) and from the table otherwise, as long as the
+        chunk cache is not loaded (see `note_chunks`)."""
+        kept = self._chunk_cache_notes()
         rows = {e: kept[e] for e in entity_ids if e in kept}
         if len(rows) < len(set(entity_ids)):
             rows.update(self._note_rows([e for e in entity_ids if e not in rows]))
@@ -240,8 +241,44 @@ class ReadQueries:
         return note
 
     def note_chunks(self, entity_id: str) -> list[dict[str, Any]]:
-        """A note's chunks in order: chunk_index, start/end offsets, content, cid, heading."""
+        """A note's chunks in order: chunk_index, start/end offsets, content, cid, heading.
+
+        Read from the table until the chunk cache is loaded (by a search): loading it reads
+        every chunk (~0.6 s at 43k chunks), which the first note opened after a start (the
+        TUI, kb_get) need not wait for."""
+        if self._chunk_cache is None:
+            return self._note_chunks_from_table(entity_id)
         return self._chunks().note_rows(entity_id)
+
+    def _chunk_cache_notes(self) -> dict[str, tuple[Any, ...]]:
+        return {} if self._chunk_cache is None else self._chunks().notes
+
+    def _note_chunks_from_table(self, entity_id: str) -> list[dict[str, Any]]:
+        """What `ChunkCache.note_rows` gives, from the table."""
+        note = self._note_rows([entity_id]).get(entity_id)
+        if note is None:
+            return []
+        rows = self.con.execute(
+            """SELECT cid, chunk_index, start_pos, end_pos, heading, content,
+                      coalesce(shown, '') FROM chunks WHERE entity_id = ? ORDER BY chunk_index""",
+            [entity_id],
+        ).fetchall()
+        fields = {f: note[NOTE_KEYS.index(f)] for f in NOTE_FIELDS}
+        return [
+            {
+                "cid": cid,
+                "chunk_id": f"{entity_id}_chunk_{index}",
+                "entity_id": entity_id,
+                "chunk_index": index,
+                "heading": heading,
+                "content": content,
+                "shown": shown or content,
+                "start_pos": start,
+                "end_pos": end,
+                **fields,
+            }
+            for cid, index, start, end, heading, content, shown in rows
+        ]
 
     def notes_meta(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """entity_id -> {title, type, path, folder, frontmatter}."""

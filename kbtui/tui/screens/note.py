@@ -15,7 +15,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.option_list import Option
 
 from kbtui.cells import cell_safe
-from kbtui.tui.messages import NoteLoaded, OpenNote, ShowGraph
+from kbtui.tui.messages import NoteDetails, NoteLoaded, OpenNote, ShowGraph
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.screens.modals import ConfirmRename, PromptModal
 from kbtui.tui.widgets.note_parts import (
@@ -53,6 +53,7 @@ class NoteScreen(KbScreen):
         self.history: list[str] = []
         self.note: dict[str, Any] | None = None
         self.mentions: list[dict[str, Any]] = []
+        self._details_for: str | None = None  # the note the card and related panels show
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="note-title")
@@ -119,10 +120,16 @@ class NoteScreen(KbScreen):
     # -- loading ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="note")
     def load(self, entity_id: str) -> None:
+        """The note and its links first (DuckDB reads of this note), then what needs the
+        whole vault's vectors and clusters (the first get_chunk after a start loads them:
+        seconds at 43k chunks), then the unlinked mentions (a scan of the vault's files)."""
         note = self.kb.tool("kb_get", {"id": entity_id})
         neighbours = {"entityId": entity_id, "limit": LINK_LIMIT}
         outgoing = self.kb.tool("kg_get_neighbors", {**neighbours, "direction": "outgoing"})
         incoming = self.kb.tool("kg_get_neighbors", {**neighbours, "direction": "incoming"})
+        self.post_message(NoteLoaded(entity_id, note, outgoing, incoming))
+        if not note.get("ok"):
+            return
         chunk = self.kb.tool(
             "get_chunk",
             {
@@ -131,7 +138,7 @@ class NoteScreen(KbScreen):
                 "exclude_same_note": True,
             },
         )
-        self.post_message(NoteLoaded(entity_id, note, outgoing, incoming, chunk))
+        self.post_message(NoteDetails(entity_id, chunk))
         mentions = self.kb.tool("app_note_mentions", {"entityId": entity_id})
         self.app.call_from_thread(self._show_mentions, entity_id, mentions)
 
@@ -180,15 +187,27 @@ class NoteScreen(KbScreen):
         await body.update(note_markdown(content))
         self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
         self.query_one("#note-meta", Static).update(metadata_table(meta))
-        chunk = message.chunk if message.chunk.get("ok") else {}
-        self.query_one("#note-card", Static).update(card_text(chunk))
-        self.query_one("#note-cluster", Static).update(cluster_text(chunk))
         self.query_one("#note-outgoing", EntityList).show(
             link_options(message.outgoing, message.entity_id), empty="no outgoing links", keep=same
         )
         self.query_one("#note-backlinks", EntityList).show(
             link_options(message.incoming, message.entity_id), empty="no backlinks", keep=same
         )
+        if not same:  # another note: its details are on their way
+            for widget_id in ("#note-card", "#note-cluster"):
+                self.query_one(widget_id, Static).update(Text("…", style="dim"))
+            self.query_one("#note-related", EntityList).show([], empty="…")
+
+    @on(NoteDetails)
+    def _details(self, message: NoteDetails) -> None:
+        message.stop()
+        if message.entity_id != self.entity_id:
+            return
+        same = self._details_for == message.entity_id
+        self._details_for = message.entity_id
+        chunk = message.chunk if message.chunk.get("ok") else {}
+        self.query_one("#note-card", Static).update(card_text(chunk))
+        self.query_one("#note-cluster", Static).update(cluster_text(chunk))
         self.query_one("#note-related", EntityList).show(
             related_options(chunk), empty="no related passages yet", keep=same
         )
