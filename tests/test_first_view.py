@@ -37,11 +37,19 @@ class HeldChunks:
     def __init__(self, runtime: VaultRuntime) -> None:
         self.runtime = runtime
         self.release = threading.Event()
+        self.asked_when: list[bool] = []  # per get_chunk: was the note's body drawn by then
+        self.app: KbApp | None = None
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         if name == "get_chunk":
+            self.asked_when.append(self.drawn())
             assert self.release.wait(WAIT)
         return self.runtime.call(name, args)
+
+    def drawn(self) -> bool:
+        assert self.app is not None
+        screen = self.app.screen
+        return isinstance(screen, NoteScreen) and bool(screen.query_one("#note-body").children)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.runtime, name)
@@ -56,7 +64,7 @@ async def until(check: Any) -> None:
 
 async def test_the_note_is_shown_before_its_related_passages(runtime: VaultRuntime) -> None:
     held = HeldChunks(runtime)
-    app = KbApp(held, vault_name="vault", status_seconds=60)  # type: ignore[arg-type]
+    app = held.app = KbApp(held, vault_name="vault", status_seconds=60)  # type: ignore[arg-type]
     async with app.run_test(size=(120, 40)) as pilot:
         app.post_message(OpenNote("concept:crdt"))
         await until(lambda: isinstance(app.screen, NoteScreen) and app.screen.note is not None)
@@ -68,6 +76,8 @@ async def test_the_note_is_shown_before_its_related_passages(runtime: VaultRunti
         held.release.set()
         await settle(pilot)
         assert "…" not in str(screen.query_one("#note-card", Static).render())
+    # the calls that load the whole vault's vectors and clusters began once it was drawn
+    assert held.asked_when == [True]
 
 
 def test_a_note_is_read_without_loading_every_chunk(runtime: VaultRuntime) -> None:

@@ -6,6 +6,7 @@ change of what is shown happens on the event loop and tests can wait for it.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from textual.message import Message
@@ -70,12 +71,14 @@ class NoteLoaded(Message):
         note: Envelope,
         outgoing: Envelope,
         incoming: Envelope,
+        drawn: threading.Event,
     ) -> None:
         super().__init__()
         self.entity_id = entity_id
         self.note = note
         self.outgoing = outgoing
         self.incoming = incoming
+        self.drawn = drawn  # set once the view has drawn it (or given up on it)
 
 
 class NoteDetails(Message):

@@ -4,6 +4,7 @@ navigation; `e` edits the file in $EDITOR; `m` renames or moves it (dry run, the
 
 from __future__ import annotations
 
+import threading
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -31,6 +32,7 @@ from kbtui.tui.widgets.results import EntityList
 
 LINK_LIMIT = 100
 RELATED_LIMIT = 8
+DRAW_WAIT = 2.0  # seconds the details wait for the note to be drawn, at most
 
 
 class NoteScreen(KbScreen):
@@ -127,9 +129,13 @@ class NoteScreen(KbScreen):
         neighbours = {"entityId": entity_id, "limit": LINK_LIMIT}
         outgoing = self.kb.tool("kg_get_neighbors", {**neighbours, "direction": "outgoing"})
         incoming = self.kb.tool("kg_get_neighbors", {**neighbours, "direction": "incoming"})
-        self.post_message(NoteLoaded(entity_id, note, outgoing, incoming))
+        drawn = threading.Event()
+        self.post_message(NoteLoaded(entity_id, note, outgoing, incoming, drawn))
         if not note.get("ok"):
             return
+        # The note is drawn before the calls that keep a CPU (and the GIL) busy for seconds
+        # the first time: drawing it beside them took 1.6 s instead of a tenth of that.
+        drawn.wait(DRAW_WAIT)
         chunk = self.kb.tool(
             "get_chunk",
             {
@@ -161,6 +167,12 @@ class NoteScreen(KbScreen):
     @on(NoteLoaded)
     async def _loaded(self, message: NoteLoaded) -> None:
         message.stop()
+        try:
+            await self._show_note(message)
+        finally:
+            self.call_after_refresh(message.drawn.set)
+
+    async def _show_note(self, message: NoteLoaded) -> None:
         if message.entity_id != self.entity_id:
             return  # the user moved on while this loaded
         same = self.note is not None and self.note.get("id") == message.entity_id
