@@ -38,7 +38,7 @@ from bench_common import QUERIES, percentiles
 from kb_latency import CHUNKS_PER_NOTE, synthetic_vault  # sibling scripts: bench/ is on sys.path
 from synth_vault import make_vault
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, Markdown
 from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy
 
 from kbtui.config import Settings
@@ -90,7 +90,12 @@ async def _child_first_frame(vault: Path, spawned: float, real: bool) -> dict[st
         app.post_message(OpenNote(first))
         while not (isinstance(app.screen, NoteScreen) and app.screen.note is not None):
             await pilot.pause(0.005)
-        await pilot.pause()  # drawn
+        body = app.screen.query_one("#note-body", Markdown)
+        while not body.children:  # its blocks are mounted
+            await asyncio.sleep(0.002)
+        drawn = asyncio.Event()  # and drawn: not pilot.pause(), which waits for an idle CPU
+        app.call_after_refresh(drawn.set)
+        await drawn.wait()
         shown = time.time()
     session.close()
     assert app.first_frame is not None
