@@ -116,3 +116,43 @@ def test_spans_compile_no_pattern_per_line(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(compiled) <= 3  # the table's line with an escaped pipe, not 200 prose lines
     prose = [text[s.start : s.end] for s in found if s.kind == "prose"]
     assert any("names" in p for p in prose) and any("plain words" in p for p in prose)
+
+
+class Counted:
+    """The real runtime, counting the calls of each tool."""
+
+    def __init__(self, runtime: VaultRuntime) -> None:
+        self.runtime = runtime
+        self.calls: dict[str, int] = {}
+
+    def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.calls[name] = self.calls.get(name, 0) + 1
+        return self.runtime.call(name, args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.runtime, name)
+
+
+async def test_a_pass_reloads_the_shown_note_but_not_its_vault_wide_mention_scan(
+    runtime: VaultRuntime,
+) -> None:
+    counted = Counted(runtime)
+    app = KbApp(counted, vault_name="vault", status_seconds=60)  # type: ignore[arg-type]
+    note_file = runtime.settings.vault / "concepts" / "crdt.md"
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.post_message(OpenNote("concept:crdt"))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, NoteScreen)
+        assert counted.calls["app_note_mentions"] == 1
+        note_file.write_text(note_file.read_text() + "\nA line saved while it was shown.\n")
+        with runtime.worker.pass_lock:
+            runtime.worker.indexer.run(paths=["concepts/crdt.md"])
+        screen.index_changed()  # what the app calls once the status shows a new pass
+        await settle(pilot)
+        assert "saved while it was shown" in screen.query_one("#note-body", Markdown).source
+        assert counted.calls["kb_get"] == 2
+        assert counted.calls["app_note_mentions"] == 1
+        await pilot.press("r")  # asked for: everything again
+        await settle(pilot)
+        assert counted.calls["app_note_mentions"] == 2

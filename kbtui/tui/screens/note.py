@@ -117,11 +117,14 @@ class NoteScreen(KbScreen):
             self.kb.edit_note(self.entity_id, str(self.note["metadata"]["file_path"]))
 
     def index_changed(self) -> None:
-        self.load(self.entity_id)
+        """After each pass (a save anywhere in the vault): the note, links and details again,
+        not its unlinked mentions, whose scan reads every note of the vault (seconds at 6.6k
+        notes, holding the index from the next save's pass); `r` or opening it again does."""
+        self.load(self.entity_id, mentions=False)
 
     # -- loading ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="note")
-    def load(self, entity_id: str) -> None:
+    def load(self, entity_id: str, mentions: bool = True) -> None:
         """The note and its links first (DuckDB reads of this note), then what needs the
         whole vault's vectors and clusters (the first get_chunk after a start loads them:
         seconds at 43k chunks), then the unlinked mentions (a scan of the vault's files)."""
@@ -145,8 +148,9 @@ class NoteScreen(KbScreen):
             },
         )
         self.post_message(NoteDetails(entity_id, chunk))
-        mentions = self.kb.tool("app_note_mentions", {"entityId": entity_id})
-        self.app.call_from_thread(self._show_mentions, entity_id, mentions)
+        if mentions:
+            found = self.kb.tool("app_note_mentions", {"entityId": entity_id})
+            self.app.call_from_thread(self._show_mentions, entity_id, found)
 
     def _show_mentions(self, entity_id: str, found: dict[str, Any]) -> None:
         if entity_id != self.entity_id or not found.get("ok"):
