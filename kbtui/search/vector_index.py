@@ -108,7 +108,7 @@ class VectorIndex:
         vector column), else from every embedded chunk."""
         store = self.store
         if self._log_at is not None and self._log_at[0] == store.vector_epoch:
-            logged = np.unique(np.asarray(store.vector_log[self._log_at[1] :], dtype=np.int64))
+            logged = np.unique(np.frombuffer(store.vector_log[self._log_at[1] :], dtype=np.int64))
             live = store.live_cids()
             self.alive &= row_mask(self.cids, live)
             logged = logged[row_mask(logged, live)]

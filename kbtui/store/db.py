@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from importlib import resources
@@ -89,7 +90,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
         self.text_generation = 0  # counts writes of notes and chunks only
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
         self._pending_uses = {}
-        self.vector_log, self.vector_epoch = [], 0
+        self.vector_log, self.vector_epoch = array("q"), 0
         self._pending_since = 0.0
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM
 
-VECTOR_LOG_MAX = 1_000_000  # past this many logged cids, readers reload every vector once
+VECTOR_LOG_MAX = 200_000  # logged cids (8 bytes each); past this, readers reload every vector
 
 
 class EmbeddingWrites:
@@ -26,13 +27,13 @@ class EmbeddingWrites:
     # Cids given a vector by this process, in order, since `vector_epoch` last changed (it
     # does when vectors are dropped or the log is cut short): the in-memory vector index
     # reads only what was added since it last looked instead of the whole vector column.
-    vector_log: list[int]
+    vector_log: array[int]
     vector_epoch: int
     _id_table: Callable[..., AbstractContextManager[str]]  # ReadQueries'
 
     def _log_vectors(self, cids: Sequence[int]) -> None:
         if len(self.vector_log) + len(cids) > VECTOR_LOG_MAX:
-            self.vector_log, self.vector_epoch = [], self.vector_epoch + 1
+            self.vector_log, self.vector_epoch = array("q"), self.vector_epoch + 1
         else:
             self.vector_log.extend(int(c) for c in cids)
 
@@ -54,7 +55,7 @@ class EmbeddingWrites:
                 self._pending_from = 0
                 self.con.execute("UPDATE chunks SET embedding = NULL")
             self.set_meta("embed_model", model_id)
-        self.vector_log, self.vector_epoch = [], self.vector_epoch + 1
+        self.vector_log, self.vector_epoch = array("q"), self.vector_epoch + 1
         return previous is not None
 
     def pending_embeddings(self, limit: int) -> list[tuple[int, str, str, str]]:
