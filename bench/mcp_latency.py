@@ -2,6 +2,7 @@
 
     python bench/mcp_latency.py                 # a fresh copy of vault_example
     python bench/mcp_latency.py --calls 500 --vault ~/notes-copy
+    python bench/mcp_latency.py --calls 50 --vault-notes 6600   # obsidian-hub size, a copy
 
 Starts `kbtui mcp` as a subprocess over stdio (what an assistant does), times start-up and the
 first pass (index + embed), then times `--calls` calls of kb_get (cycling over every note) and
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -79,6 +81,14 @@ async def bench(vault: Path, n: int, timeout: float) -> None:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         ready = time.perf_counter() - started
+        asked = time.perf_counter()
+        answer = await session.call_tool("kb_search", {"query": "battery sensor"})
+        content = answer.structured_content or {}
+        print(
+            f"first kb_search answered {time.perf_counter() - started:.2f}s after the spawn "
+            f"(the call took {time.perf_counter() - asked:.2f}s; "
+            f"{len(content.get('results') or [])} results, index {content.get('index')})"
+        )
         first = await wait_indexed(session, timeout)
         indexed = time.perf_counter() - started
         pid, stats = int(first["pid"]), first["stats"]
@@ -116,7 +126,24 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, help="Serve this vault (default: vault_example copy)")
     parser.add_argument("--calls", type=int, default=200, help="Calls per tool (default 200)")
     parser.add_argument("--timeout", type=float, default=600, help="Max seconds to index")
+    parser.add_argument("--vault-notes", type=int, default=0, help="watch_latency.py's vault")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    if args.vault_notes:
+        from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy
+
+        from kbtui.embed import FastEmbedder
+
+        cache = args.work / f"watch_synth_{args.vault_notes}"
+        if not (cache / ".kbtui").exists():
+            from synth_vault import make_vault
+
+            make_vault(cache, args.vault_notes, 0, WORDS_PER_NOTE)
+        indexed_vault(cache, cache, FastEmbedder())
+        with tempfile.TemporaryDirectory(prefix="kbtui-mcp-bench-") as work:
+            anyio.run(bench, working_copy(cache, Path(work)), args.calls, args.timeout)
+        return
     if args.vault is not None:
         anyio.run(bench, args.vault.resolve(), args.calls, args.timeout)
         return

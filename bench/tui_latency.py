@@ -2,12 +2,19 @@
 
     python bench/tui_latency.py                          # both, modest rounds
     python bench/tui_latency.py --notes 10000 --chunks 100000 --frames 5 --keys 40
+    python bench/tui_latency.py --vault-notes 6600 --frames 5 --keys 0   # obsidian-hub size
 
 First frame: a fresh Python process runs the app headless (120x40) the way `kbtui` does
 (VaultSession opener, index opened in a worker) and reports the time from just before the
-process was spawned (imports included) to the first rendered frame, and to the first note
-list on screen. Keystrokes: the app on a VaultRuntime over the big vault with the real model
-embedding each query; each sample types one more character of a query and waits until the
+process was spawned (imports included) to the first rendered frame, to the first note
+list on screen, and to the first note shown (the list's first note opened as soon as the list
+is there; also timed from that moment: what a person who opens a note at once waits).
+With `--vault-notes N` the first-frame vault is watch_latency.py's obsidian-hub-sized one
+(N notes, ~6.5 chunks each, vectors labelled as the real model's; a copy per run) and the
+app runs the real model, as `kbtui` does.
+
+Keystrokes: the app on a VaultRuntime over the big vault with the real model embedding
+each query; each sample types one more character of a query and waits until the
 results list holds that query's answer (the 50 ms debounce included; drawn at the next refresh).
 
 Vaults are synthetic (bench/synth_vault.py), indexed once with the hash embedder under
@@ -19,22 +26,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from bench_common import QUERIES, percentiles
 from kb_latency import CHUNKS_PER_NOTE, synthetic_vault  # sibling scripts: bench/ is on sys.path
+from synth_vault import make_vault
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, Markdown
+from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui import VaultSession
 from kbtui.tui.app import KbApp
+from kbtui.tui.messages import OpenNote
+from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
+from kbtui.tui.widgets.results import EntityList
 
 SIZE = (120, 40)
 
@@ -44,6 +59,7 @@ class TimedApp(KbApp):
 
     first_frame: float | None = None
     first_list: float | None = None
+    first_note: float | None = None
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -53,11 +69,13 @@ class TimedApp(KbApp):
         self.first_frame = time.time()
 
 
-async def _child_first_frame(vault: Path, spawned: float) -> dict[str, float]:
+async def _child_first_frame(vault: Path, spawned: float, real: bool) -> dict[str, float]:
     """In the child process: run the app like `kbtui --vault` does, report the timings."""
-    # The hash embedder: the vault's vectors were made with it, so the background pass has
-    # nothing to embed (the real model would re-embed every chunk first).
-    session = VaultSession(Settings.for_vault(vault), lambda s: HashEmbedder())
+    # The embedder the vault's vectors were made with (or labelled as), so the background
+    # pass has nothing to embed: another would re-embed every chunk first.
+    session = VaultSession(
+        Settings.for_vault(vault), lambda s: FastEmbedder() if real else HashEmbedder()
+    )
     app = TimedApp(opener=session.open, vault_name=vault.name, status_seconds=60)
     async with app.run_test(size=SIZE) as pilot:
         while app.first_frame is None:
@@ -67,17 +85,37 @@ async def _child_first_frame(vault: Path, spawned: float) -> dict[str, float]:
         while screen.last_query is None:  # the note list (app_list_entities) is on screen
             await pilot.pause(0.005)
         listed = time.time()
+        first = screen.query_one(EntityList).get_option_at_index(0).id
+        assert first is not None
+        app.post_message(OpenNote(first))
+        while not (isinstance(app.screen, NoteScreen) and app.screen.note is not None):
+            await pilot.pause(0.005)
+        body = app.screen.query_one("#note-body", Markdown)
+        while not body.children:  # its blocks are mounted
+            await asyncio.sleep(0.002)
+        drawn = asyncio.Event()  # and drawn: not pilot.pause(), which waits for an idle CPU
+        app.call_after_refresh(drawn.set)
+        await drawn.wait()
+        shown = time.time()
     session.close()
     assert app.first_frame is not None
-    return {"first_frame": app.first_frame - spawned, "first_list": listed - spawned}
+    return {
+        "first_frame": app.first_frame - spawned,
+        "first_list": listed - spawned,
+        "first_note": shown - spawned,
+        "note_after_list": shown - listed,
+    }
 
 
-def first_frame(vault: Path, runs: int) -> None:
-    frames, lists = [], []
+def first_frame(vault: Path, runs: int, real: bool = False, copy_from: Path | None = None) -> None:
+    frames, lists, notes, after = [], [], [], []
     for _ in range(runs):
+        if copy_from is not None:  # the runtime's pass may write: each run on a fresh copy
+            shutil.rmtree(vault.parent, ignore_errors=True)
+            vault = working_copy(copy_from, vault.parent)
         spawned = time.time()
         out = subprocess.run(
-            [sys.executable, __file__, "--child", str(vault), str(spawned)],
+            [sys.executable, __file__, "--child", str(vault), str(spawned), str(int(real))],
             check=True,
             capture_output=True,
             text=True,
@@ -85,8 +123,12 @@ def first_frame(vault: Path, runs: int) -> None:
         result = json.loads(out.strip().splitlines()[-1])
         frames.append(result["first_frame"] * 1000)
         lists.append(result["first_list"] * 1000)
+        notes.append(result["first_note"] * 1000)
+        after.append(result["note_after_list"] * 1000)
     print(f"first frame (process spawn → frame)   {percentiles(frames)}   goal < 1000 ms")
     print(f"first note list on screen             {percentiles(lists)}")
+    print(f"first note shown (spawn → note)       {percentiles(notes)}")
+    print(f"  opened when the list came → shown   {percentiles(after)}   goal < 500 ms")
 
 
 def _samples() -> list[tuple[str, str]]:
@@ -154,16 +196,29 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=5, help="first-frame runs")
     parser.add_argument("--keys", type=int, default=40, help="keystroke samples")
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
-    parser.add_argument("--child", nargs=2, metavar=("VAULT", "SPAWNED"), help=argparse.SUPPRESS)
+    parser.add_argument("--vault-notes", type=int, default=0, help="first frame on this size")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        result = asyncio.run(_child_first_frame(Path(args.child[0]), float(args.child[1])))
-        print(json.dumps(result))
+        vault, spawned, real = Path(args.child[0]), float(args.child[1]), args.child[2] == "1"
+        print(json.dumps(asyncio.run(_child_first_frame(vault, spawned, real))))
         return
     args.work.mkdir(parents=True, exist_ok=True)
-    small = synthetic_vault(args.work, int(args.notes * CHUNKS_PER_NOTE))
-    print(f"first frame on {small.vault.name} (headless, {SIZE[0]}x{SIZE[1]})")
-    first_frame(small.vault, args.frames)
+    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    if args.vault_notes:
+        cache = args.work / f"watch_synth_{args.vault_notes}"
+        if not Settings.for_vault(cache).db_path.exists():
+            make_vault(cache, args.vault_notes, 0, WORDS_PER_NOTE)
+        indexed_vault(cache, cache, FastEmbedder())
+        with tempfile.TemporaryDirectory(prefix="kbtui-tui-") as tmp:
+            print(f"first frame on {cache.name}, real model (headless, {SIZE[0]}x{SIZE[1]})")
+            first_frame(Path(tmp) / "live", args.frames, real=True, copy_from=cache)
+    else:
+        small = synthetic_vault(args.work, int(args.notes * CHUNKS_PER_NOTE))
+        print(f"first frame on {small.vault.name} (headless, {SIZE[0]}x{SIZE[1]})")
+        first_frame(small.vault, args.frames)
+    if not args.keys:
+        return
     big = synthetic_vault(args.work, args.chunks)
     print(f"keystrokes on {big.vault.name}")
     keystrokes(big, args.keys)

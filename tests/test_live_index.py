@@ -18,7 +18,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
 from tests.conftest import copy_indexed
 
-LIMIT = 20.0  # seconds; the debounce is 0.3 s, so this only bounds a failing test
+LIMIT = 20.0  # seconds; the debounce is 0.1 s, so this only bounds a failing test
 
 
 @pytest.fixture

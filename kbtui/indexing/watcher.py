@@ -40,7 +40,11 @@ from kbtui.vault.scan import IGNORED_DIRS, is_ignored
 
 log = logging.getLogger("kbtui.watcher")
 
-QUIET_SECONDS = 0.3
+# A save is one burst of events within milliseconds (write in place, or write a temporary
+# file and rename it); 0.1 s of quiet ends it. Longer storms (a sync client, git) come as
+# several batches at worst, each indexing only its own notes. It was 0.3 s: most of the
+# 0.5 s a save may take to become searchable (issue 18).
+QUIET_SECONDS = 0.1
 MAX_WAIT_SECONDS = 3.0
 MAX_PATHS = 2000
 # Only events that can change what a note says. Opened / closed-without-write are left out:

@@ -1,9 +1,11 @@
 """Topic clusters of the vault, kept in step with it (get_chunk's `cluster`).
 
 A note's vector is the mean of its chunk vectors. The clustering (kbtui.search.clusters)
-is computed on first use; after writes, every note is re-assigned to its nearest centroid
-(cheap), and the clustering is recomputed once enough of the vault changed
-(`needs_rebuild`), so names and groups follow the vault without a rebuild per keystroke.
+is computed on first use; after writes, the notes whose vectors were written are assigned to
+their nearest centroid (found from the store's log of written vectors: a save costs its own
+note, where re-assigning every note took 1-3 s per save at 43k chunks), and the clustering
+is recomputed once enough of the vault changed (`needs_rebuild`), so names and groups follow
+the vault without a rebuild per keystroke. A deleted note keeps its label until then.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from kbtui.search.clusters import ClusterModel, assign, build_clusters, needs_rebuild
+from kbtui.search.keyword_index import row_mask
 from kbtui.search.service import SearchService
 
 
@@ -25,6 +28,8 @@ class TopicService:
         self._built_n = 0
         self._generation = -1
         self._lock = threading.Lock()
+        self._log_at: tuple[int, int] | None = None  # (epoch, length) of the store's vector log
+        self._changed: set[str] = set()  # notes assigned one by one since the clustering
 
     def cluster_of(self, entity_id: str) -> dict[str, Any] | None:
         """{"cluster_id": [...], "cluster_name", "description", "size"}, or None if the
@@ -42,22 +47,55 @@ class TopicService:
             return
         with self._lock:
             generation = store.generation
-            entity_ids, vectors = self.note_vectors()
-            if not entity_ids:
-                self.model, self._current = None, {}
-            elif self.model is None:
+            if not self._follow_log():
+                self._sync_all()
+            self._generation = generation
+
+    def _follow_log(self) -> bool:
+        """Assign the notes given vectors since the last sync; False when every note must be
+        looked at (no clustering yet, vectors dropped, or enough changed to rebuild)."""
+        store = self.search.store
+        at, self._log_at = self._log_at, (store.vector_epoch, len(store.vector_log))
+        if self.model is None or at is None or at[0] != store.vector_epoch:
+            return False
+        logged = set(store.vector_log[at[1] :])
+        if not logged:
+            return True
+        vi, kw = self.search.vectors, self.search.keywords
+        vi.sync()
+        kw.sync()
+        notes = sorted({where[0] for c in logged if (where := kw.locate(c)) is not None})
+        changed = self._changed | set(notes)
+        if needs_rebuild(self._built_n, len(changed), len(self._current | dict.fromkeys(notes))):
+            return False
+        placed, sums = [], []
+        for entity_id in notes:
+            cids = np.unique([c["cid"] for c in store.note_chunks(entity_id)]).astype(np.int64)
+            rows = np.flatnonzero(row_mask(vi.cids, cids) & vi.alive)
+            if len(rows):
+                placed.append(entity_id)
+                sums.append(vi.matrix[rows].sum(axis=0, dtype=np.float32))
+        if placed:
+            labels, _ = assign(np.asarray(sums, dtype=np.float32), self.model.centroids)
+            self._current.update(zip(placed, labels.tolist(), strict=True))
+        self._changed = changed
+        return True
+
+    def _sync_all(self) -> None:
+        entity_ids, vectors = self.note_vectors()
+        if not entity_ids:
+            self.model, self._current = None, {}
+        elif self.model is None:
+            self._build(entity_ids, vectors)
+        else:
+            labels, _ = assign(vectors, self.model.centroids)
+            current = dict(zip(entity_ids, labels.tolist(), strict=True))
+            old = self.model.labels
+            moved = {e for e, c in current.items() if old.get(e) != c} | (old.keys() - current)
+            if needs_rebuild(self._built_n, len(moved), len(entity_ids)):
                 self._build(entity_ids, vectors)
             else:
-                labels, _ = assign(vectors, self.model.centroids)
-                current = dict(zip(entity_ids, labels.tolist(), strict=True))
-                old = self.model.labels
-                changed = sum(1 for e, c in current.items() if old.get(e) != c)
-                changed += sum(1 for e in old if e not in current)
-                if needs_rebuild(self._built_n, changed, len(entity_ids)):
-                    self._build(entity_ids, vectors)
-                else:
-                    self._current = current
-            self._generation = generation
+                self._current, self._changed = current, moved
 
     def _build(self, entity_ids: list[str], vectors: np.ndarray) -> None:
         docs = self.search.store.note_docs()
@@ -69,6 +107,7 @@ class TopicService:
         self.model = build_clusters(entity_ids, vectors, texts)
         self._current = dict(self.model.labels)
         self._built_n = len(entity_ids)
+        self._changed = set()
 
     def note_vectors(self) -> tuple[list[str], np.ndarray]:
         """(entity ids, unit mean vector of each note's embedded chunks)."""

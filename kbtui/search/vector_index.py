@@ -63,6 +63,7 @@ class VectorIndex:
         self.ann_min = ann_min
         self._lock = threading.Lock()
         self._generation = -1
+        self._log_at: tuple[int, int] | None = None  # (epoch, length) of the store's vector log
         self.cids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)
         self.alive = np.zeros(0, dtype=bool)
@@ -78,11 +79,14 @@ class VectorIndex:
             return
         with self._lock:
             generation = self.store.generation
-            embedded = self.store.embedded_cids()
-            self.alive &= row_mask(self.cids, embedded)
-            known = self.cids[self.alive]
-            added = embedded[~row_mask(embedded, known)]
-            if len(added):
+            added = self._changes()
+            if len(added) and (not len(self.cids) or added[0] > self.cids[-1]):
+                # new chunks (a save): appended, the rows of the old ones stay until compacted
+                new_cids, new_vecs = self._load(added)
+                self.cids = np.concatenate([self.cids, new_cids])
+                self.matrix = np.concatenate([self.matrix, new_vecs])
+                self.alive = np.concatenate([self.alive, np.ones(len(new_cids), dtype=bool)])
+            elif len(added):
                 new_cids, new_vecs = self._load(added)
                 keep = self.alive
                 cids = np.concatenate([self.cids[keep], new_cids])
@@ -90,12 +94,30 @@ class VectorIndex:
                 order = np.argsort(cids, kind="stable")
                 self.cids, self.matrix = cids[order], np.ascontiguousarray(matrix[order])
                 self.alive = np.ones(len(self.cids), dtype=bool)
-            elif len(self.alive) - self.size > REBUILD_FRACTION * max(len(self.alive), 1000):
+            if len(self.alive) - self.size > REBUILD_FRACTION * max(len(self.alive), 1000):
                 self.cids, self.matrix = self.cids[self.alive], self.matrix[self.alive]
                 self.alive = np.ones(len(self.cids), dtype=bool)
             if self.ann is not None and self.ann.ready:
                 self.ann.sync()
             self._generation = generation
+
+    def _changes(self) -> np.ndarray:
+        """Marks the rows whose chunks went away dead and returns the sorted cids given a
+        vector since the last sync. From the store's log of vectors written when it covers
+        the time since (a save reads its own chunks' vectors and the chunk ids, not the
+        vector column), else from every embedded chunk."""
+        store = self.store
+        if self._log_at is not None and self._log_at[0] == store.vector_epoch:
+            logged = np.unique(np.frombuffer(store.vector_log[self._log_at[1] :], dtype=np.int64))
+            live = store.live_cids()
+            self.alive &= row_mask(self.cids, live)
+            logged = logged[row_mask(logged, live)]
+        else:
+            logged = store.embedded_cids()
+            self.alive &= row_mask(self.cids, logged)
+        self._log_at = (store.vector_epoch, len(store.vector_log))
+        known = self.cids[self.alive]
+        return np.asarray(logged[~row_mask(logged, known)], dtype=np.int64)
 
     def _load(self, cids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """These (sorted) cids' vectors as float16, read a cid range at a time: no float32

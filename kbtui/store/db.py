@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from importlib import resources
@@ -89,6 +90,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
         self.text_generation = 0  # counts writes of notes and chunks only
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
         self._pending_uses = {}
+        self.vector_log, self.vector_epoch = array("q"), 0
         self._pending_since = 0.0
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -219,16 +221,8 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
             )
             first_cid = self._next_cid
             self._insert_chunks(batch)
-            self.con.execute(
-                """
-                UPDATE chunks SET embedding = old.embedding
-                FROM (SELECT content_hash, any_value(embedding) AS embedding FROM chunks
-                      WHERE cid < $first AND embedding IS NOT NULL GROUP BY content_hash) AS old
-                WHERE chunks.cid >= $first AND chunks.content_hash = old.content_hash
-                  AND chunks.not_embedded IS NULL
-                """,
-                {"first": first_cid},
-            )
+            hashes = sorted({h for w in batch for h in w.chunk_hashes})
+            reused = self._reuse_vectors(hashes, first_cid)
             self._delete_entities(old_ids, before_cid=first_cid)
             self.carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
             rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}
@@ -268,6 +262,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
             )
             self._write_names(old_ids, batch)
             self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
+        self._log_vectors(reused)
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         self.generation += 1

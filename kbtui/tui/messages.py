@@ -6,6 +6,7 @@ change of what is shown happens on the event loop and tests can wait for it.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from textual.message import Message
@@ -62,7 +63,7 @@ class SearchDone(Message):
 
 
 class NoteLoaded(Message):
-    """Everything the note view shows about one entity, fetched in one worker."""
+    """A note and its links, shown as soon as they are read: they need no search index."""
 
     def __init__(
         self,
@@ -70,11 +71,21 @@ class NoteLoaded(Message):
         note: Envelope,
         outgoing: Envelope,
         incoming: Envelope,
-        chunk: Envelope,
+        drawn: threading.Event,
     ) -> None:
         super().__init__()
         self.entity_id = entity_id
         self.note = note
         self.outgoing = outgoing
         self.incoming = incoming
+        self.drawn = drawn  # set once the view has drawn it (or given up on it)
+
+
+class NoteDetails(Message):
+    """A shown note's card, cluster and related passages (get_chunk), which come after it:
+    the first of them loads the vectors and the topic clusters of the whole vault."""
+
+    def __init__(self, entity_id: str, chunk: Envelope) -> None:
+        super().__init__()
+        self.entity_id = entity_id
         self.chunk = chunk

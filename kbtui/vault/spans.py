@@ -139,11 +139,20 @@ def _align(
     if not line or n >= len(line_starts):
         return None
     raw_end = line_starts[n + 1] - 1 if n + 1 < len(line_starts) else len(body)
-    pattern = "".join(r"\\?\|" if c == "|" else re.escape(c) for c in line)
-    found = re.compile(pattern).search(body, line_starts[n] + cursors.get(n, 0), raw_end)
-    if found is None:
-        return None
-    cols, j = [], found.start()
+    start = line_starts[n] + cursors.get(n, 0)
+    # Without a backslash in the raw line a `|` can only be itself: the line is searched as
+    # it is, with no pattern compiled per line (that was 60% of a vault's mention scan).
+    if "|" not in line or body.find("\\", start, raw_end) < 0:
+        at = body.find(line, start, raw_end)
+        if at < 0:
+            return None
+    else:
+        pattern = "".join(r"\\?\|" if c == "|" else re.escape(c) for c in line)
+        found = re.compile(pattern).search(body, start, raw_end)
+        if found is None:
+            return None
+        at = found.start()
+    cols, j = [], at
     for c in line:
         if c == "|" and body[j] == "\\":
             j += 1
