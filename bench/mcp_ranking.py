@@ -35,6 +35,7 @@ class Answer:
     """One kb_search answer: the notes (file stems) in order and what the answer said."""
 
     qid: str
+    text: str
     mode: Mode
     ranked: list[str]
     scores: list[float]
@@ -72,6 +73,7 @@ async def ask(session: ClientSession, qid: str, text: str, mode: Mode, t0: float
         raise SystemExit(f"kb_search over MCP failed on query {qid} ({mode}): {answer}")
     return Answer(
         qid=qid,
+        text=text,
         mode=mode,
         ranked=[stem(r) for r in answer["results"]],
         scores=[float(r["score"]) for r in answer["results"]],
@@ -104,8 +106,7 @@ async def serve_queries(
                 for qid, text in queries.items():
                     run.answers.append(await ask(session, qid, text, mode, t0))
             for first in run.answers[:repeat]:
-                text = dict(plan)[first.mode][first.qid]
-                run.repeats.append(await ask(session, first.qid, text, first.mode, t0))
+                run.repeats.append(await ask(session, first.qid, first.text, first.mode, t0))
             status = await session.read_resource("kbtui://status")
             run.status = json.loads(getattr(status.contents[0], "text", "{}"))
     return run
