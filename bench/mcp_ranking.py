@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,115 @@ def server_pass(run: ServerRun) -> str:
         f"{stats.get('chunks')} chunks, {stats.get('embedded')} embedded, model "
         f"{stats.get('embed_model')}"
     )
+
+
+# -- a vault the judge did not index first ----------------------------------------------------
+async def follow_unindexed(
+    vault: Path, queries: dict[str, str], mode: Mode, errlog: Path, timeout: float
+) -> ServerRun:
+    """Start the server on a vault with no index and cycle through the questions from the
+    moment `initialize` is answered until the index is ready with every chunk embedded;
+    then ask every question once more (`repeats`): the answers a ready server gives."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
+        cwd=REPO,
+    )
+    t0 = time.perf_counter()
+    items = list(queries.items())
+    with errlog.open("w") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            run = ServerRun(initialized=time.perf_counter() - t0)
+            while time.perf_counter() - t0 < timeout:
+                qid, text = items[len(run.answers) % len(items)]
+                answer = await ask(session, qid, text, mode, t0)
+                run.answers.append(answer)
+                index = answer.index or {}
+                if index.get("state") == "ready" and index.get("chunks_embedded") == (
+                    index.get("chunks_total", 0) - index.get("chunks_not_embedded", 0)
+                ):
+                    break
+            for qid, text in items:
+                run.repeats.append(await ask(session, qid, text, mode, t0))
+            status = await session.read_resource("kbtui://status")
+            run.status = json.loads(getattr(status.contents[0], "text", "{}"))
+    return run
+
+
+def timeline(run: ServerRun, grade: Callable[[Answer], float]) -> list[str]:
+    """The answers before the index was complete, grouped by what their `index` said."""
+    warm = {a.qid: a for a in run.repeats}
+    groups: dict[str, list[Answer]] = {}
+    for a in run.answers:
+        index = a.index or {}
+        total = max(int(index.get("chunks_total") or 0), 1)
+        share = int(10 * int(index.get("chunks_embedded") or 0) / total) * 10
+        key = f"{index.get('state', '-'):<9} embedded {share:3d}%+"
+        groups.setdefault(key, []).append(a)
+    lines = [
+        f"{'index said':<27} {'answers':>7} {'from s':>7} {'to s':>7} {'nDCG@10':>8} "
+        f"{'= ready':>8} {'message':>8}"
+    ]
+    for key, group in groups.items():
+        same = sum(a.ranked == warm[a.qid].ranked for a in group)
+        told = sum(a.message is not None for a in group)
+        ndcg = sum(map(grade, group)) / len(group)
+        lines.append(
+            f"{key:<27} {len(group):7d} {group[0].at:7.1f} {group[-1].at:7.1f} {ndcg:8.3f} "
+            f"{same:8d} {told:8d}"
+        )
+    ready = sum(map(grade, run.repeats)) / max(len(run.repeats), 1)
+    lines.append(
+        f"{'ready (every question again)':<27} {len(run.repeats):7d} {'':>7} "
+        f"{run.repeats[-1].at if run.repeats else 0:7.1f} {ready:8.3f}"
+    )
+    return lines
+
+
+def main() -> None:
+    """A judge who skips `kbtui index`: the SciFact vault served from scratch."""
+    import argparse
+    import os
+    import tempfile
+
+    import retrieval  # bench/ is on the path: this file's folder
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--data", type=Path, default=retrieval.DEFAULT_DATA)
+    parser.add_argument("--queries", type=int, default=300, help="training questions cycled")
+    parser.add_argument("--docs", type=int, help="a smaller corpus (see retrieval.py)")
+    parser.add_argument("--mode", default="hybrid", choices=retrieval.MODES)
+    parser.add_argument("--timeout", type=float, default=1800)
+    args = parser.parse_args()
+    corpus, queries, qrels = retrieval.load_data(args.data, args.queries)
+    if args.docs is not None:
+        corpus = retrieval.subset(corpus, queries, qrels, args.docs)
+    load = os.getloadavg()[0]
+    print(
+        f"commit {retrieval.commit()}; {len(corpus)} notes, {len(queries)} questions, "
+        f"mode {args.mode}, no index before the server starts",
+        flush=True,
+    )
+
+    def grade(a: Answer) -> float:
+        return retrieval.metrics(a.ranked, a.ranked, qrels[a.qid])[0]
+
+    with tempfile.TemporaryDirectory(prefix="kbtui-cold-") as tmp:
+        vault = Path(tmp) / "vault"
+        retrieval.write_vault(corpus, vault)
+        run = anyio.run(
+            follow_unindexed, vault, queries, args.mode, Path(tmp) / "server.log", args.timeout
+        )
+    print(f"initialize answered {run.initialized:.2f} s after spawning the server")
+    print("\n".join(timeline(run, grade)))
+    print(server_pass(run))
+    print(f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
