@@ -14,6 +14,12 @@ user cache folder: a re-run after a BM25 or fusion change embeds nothing, a chun
 only the new texts. The cache holds exactly what the model returned for that text.
 
     .venv/bin/python bench/retrieval.py [--data DIR] [--queries N] [--docs N] [--no-cache]
+
+--via-mcp then closes the index and sends the same questions (SciFact training and the short
+set, top_k 10, each mode) to a real `kbtui mcp` server on that vault (bench/mcp_ranking.py),
+reports the tables again as the assistant got them, counts the answers whose notes differ
+from the in-process ranking and shows the first answers after start-up. R@100 has no MCP
+column: kb_search caps top_k at 10.
 """
 
 from __future__ import annotations
@@ -34,11 +40,14 @@ import numpy as np
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
+from kbtui.indexing.indexer import INDEX_VERSION_KEY
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.service import Mode
+from kbtui.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import short_set  # bench/ is not a package: imported from its folder
+import mcp_ranking  # bench/ is not a package: imported from its folder
+import short_set
 import vault_set
 
 DEFAULT_DATA = Path("/work/shared/data/scifact")
@@ -203,6 +212,12 @@ def main() -> None:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="list vault-set misses")
     parser.add_argument(
+        "--via-mcp",
+        action="store_true",
+        help="also send the SciFact questions through a real `kbtui mcp` server on the vault "
+        "and compare its answers with the in-process ones",
+    )
+    parser.add_argument(
         "--modes",
         default=",".join(MODES),
         help="comma-separated modes; keyword alone skips the model entirely (fast BM25 tuning)",
@@ -232,6 +247,8 @@ def main() -> None:
     run_short = not args.no_short_set and args.docs is None
     search_s = 0.0
     calls = 0
+    rankings: dict[Mode, dict[str, list[str]]] = {}
+    served: mcp_ranking.ServerRun | None = None
     if not args.no_scifact:
         with tempfile.TemporaryDirectory(prefix="kbtui-scifact-") as tmp:
             vault = Path(tmp) / "vault"
@@ -253,14 +270,25 @@ def main() -> None:
                     flush=True,
                 )
                 started = time.perf_counter()
-                table = evaluate(kb, queries, qrels, modes)
+                table = evaluate(kb, queries, qrels, modes, rankings)
                 calls += len(queries) * len(modes) * 2
                 if run_short:  # the same vault: the short set indexes nothing of its own
                     short_table = evaluate(kb, short_queries, short_qrels, modes, short_rankings)
                     calls += len(short_queries) * len(modes) * 2
                 search_s = time.perf_counter() - started
+                identity = index_identity(kb.store)
             finally:
                 kb.close()
+            if args.via_mcp:  # the index is closed: the server opens the file on its own
+                plan = [(m, queries) for m in sorted(modes, key="hybrid".__ne__)]
+                if run_short:
+                    plan += [(m, short_queries) for m in sorted(modes, key="hybrid".__ne__)]
+                served = mcp_ranking.run_server(vault, plan, 20, Path(tmp) / "server.log")
+                store = Store(settings.db_path)
+                after = index_identity(store)
+                store.close()
+                if after != identity:
+                    raise SystemExit(f"the server changed the index: {identity} -> {after}")
         print(f"\nSciFact training\n{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8}")
         for mode, (ndcg, recall, mrr) in table.items():
             print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f}")
@@ -275,6 +303,10 @@ def main() -> None:
                 print(f"{mode:<9} {ndcg:8.3f} {recall:8.3f} {mrr:8.3f} {judged:8.2f}")
         elif not args.no_short_set:
             print("\nshort lay queries skipped: --docs leaves out abstracts they judged")
+        if served is not None:
+            report_mcp(
+                served, rankings, short_rankings, (queries, qrels), (short_queries, short_qrels)
+            )
     if not args.no_vault_set:
         vtable, n = vault_set.evaluate(embedder, modes, args.verbose)
         print(f"\nvault set: {n} short queries (bench/vault_queries.jsonl)")
@@ -287,6 +319,40 @@ def main() -> None:
         f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
         file=sys.stderr,
     )
+
+
+def index_identity(store: Store) -> tuple[str | None, str | None, int]:
+    """(model id, index text version, embedded chunks): a server that re-embedded or re-read
+    the vault would change one of them."""
+    return store.meta("embed_model"), store.meta(INDEX_VERSION_KEY), store.count_embedded()
+
+
+def report_mcp(
+    run: mcp_ranking.ServerRun,
+    train: dict[Mode, dict[str, list[str]]],
+    short: dict[Mode, dict[str, list[str]]],
+    *sets: tuple[dict[str, str], Qrels],
+) -> None:
+    """The tables again as the server answered, and how its answers differ from in-process."""
+    for title, (queries, qrels), inproc in zip(
+        ("SciFact training", "short lay queries"), sets, (train, short), strict=False
+    ):
+        got = run.rankings(set(queries))
+        if not got:
+            continue
+        print(f"\n{title} through kbtui mcp (R@100: n/a, top_k is capped at 10)")
+        print(f"{'mode':<9} {'nDCG@10':>8} {'R@100':>8} {'MRR@10':>8}  differ from in-process")
+        diffs = mcp_ranking.differing(inproc, got)
+        for mode, ranked in sorted(got.items(), key=lambda kv: MODES.index(kv[0])):
+            ndcg, _, mrr = np.mean([metrics(r, r, qrels[q]) for q, r in ranked.items()], axis=0)
+            n, diff, reordered = diffs[mode]
+            print(
+                f"{mode:<9} {ndcg:8.3f} {'-':>8} {mrr:8.3f}  {diff} of {n} "
+                f"({reordered} only reordered)"
+            )
+    print("\n" + mcp_ranking.index_fields(run))
+    print(mcp_ranking.server_pass(run))
+    print("cold start:\n" + "\n".join(mcp_ranking.cold_start(train, run)))
 
 
 def commit() -> str:

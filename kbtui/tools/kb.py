@@ -14,6 +14,12 @@ from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
 
 VOICE_TOP_K = 3
+# While more than this share of the passages that take a vector is still waiting for one (a
+# first pass, a large import), hybrid ranks by keywords alone: a mix in which only some
+# notes can have vector evidence ranks those above better keyword matches. On SciFact (300
+# training claims through `kbtui mcp` on an unindexed vault, bench/mcp_ranking.py) the mix
+# scored nDCG@10 0.25-0.48 with 10-80% embedded and 0.68 at 90%+, keyword alone 0.67.
+WAITING_SHARE = 0.10
 
 
 class KbTools:
@@ -38,11 +44,12 @@ class KbTools:
         voice = bool(args["capabilities"].get("voice"))
         top_k = min(args["top_k"], VOICE_TOP_K) if voice else args["top_k"]
         mode: Mode = args["mode"]
+        ranked_by, note = self._while_embedding(mode)
         results = self.search_service.search(
-            args["query"], top_k, SearchFilters(**filters), mode=mode
+            args["query"], top_k, SearchFilters(**filters), mode=ranked_by
         )
         self.graph.shown([r.id for r in results])
-        return ok(
+        answer = ok(
             results=[
                 {
                     "id": r.id,
@@ -61,6 +68,26 @@ class KbTools:
             top_k=top_k,
             voice_mode=voice,
             mode=mode,
+        )
+        if note:
+            answer["message"] = note
+        return answer
+
+    def _while_embedding(self, mode: Mode) -> tuple[Mode, str | None]:
+        """The mode to rank by, and what the answer says, while passages wait for vectors."""
+        if mode == "keyword" or self.search_service.embedder is None:
+            return mode, None
+        stats = self.store.stats()
+        total = stats.get("chunks", 0) - stats.get("not_embedded", 0)
+        waiting = total - stats.get("embedded", 0)
+        if waiting <= WAITING_SHARE * total:
+            return mode, None
+        done = f"{total - waiting} of {total} passages have their vectors so far"
+        if mode == "vector":
+            return mode, f"The index is still being embedded ({done}): only those are searched."
+        return "keyword", (
+            f"The index is still being embedded ({done}): these results are ranked by "
+            "keywords alone until it is done - ask again shortly for hybrid ranking."
         )
 
     # -- kb_get ---------------------------------------------------------------------------
