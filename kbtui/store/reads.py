@@ -64,6 +64,14 @@ class ReadQueries:
             np.asarray(res["chunk_index"], dtype=np.int32),
         )
 
+    def chunk_fingerprints(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cids, a 64-bit hash of each chunk's content hash), by cid: what a side file
+        made earlier (kbtui/store/side_arrays.py) is checked against, row by row."""
+        res = self.con.execute(
+            "SELECT cid, hash(content_hash) AS h FROM chunks ORDER BY cid"
+        ).fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64), np.asarray(res["h"], dtype=np.uint64)
+
     def live_cids(self) -> np.ndarray:
         res = self.con.execute("SELECT cid FROM chunks ORDER BY cid").fetchnumpy()
         return np.asarray(res["cid"], dtype=np.int64)
