@@ -54,10 +54,12 @@ def test_arrays_round_trip_and_a_bad_file_is_refused_and_removed(tmp_path: Path)
     path = tmp_path / "x.arrays"
     arrays = {"a": np.arange(10, dtype=np.int64), "m": np.ones((4, 3), np.float16)}
     write_arrays(path, arrays, {"id": "1"})
-    got = load_arrays(path, {"id": "1"})
+    assert load_arrays(path, {"id": "1"}, ("a", "m", "x")) is None and not path.exists()
+    write_arrays(path, arrays, {"id": "1"})
+    got = load_arrays(path, {"id": "1"}, ("a", "m"))
     assert got is not None and all(np.array_equal(got[k], v) for k, v in arrays.items())
     assert not got["m"].flags.writeable  # mapped read-only, not a copy
-    assert load_arrays(path, {"id": "2"}) is None and not path.exists()  # another state
+    assert load_arrays(path, {"id": "2"}, ()) is None and not path.exists()  # another state
     for damage in ("flip", "cut", "grow"):
         write_arrays(path, arrays, {"id": "1"})
         data = bytearray(path.read_bytes())
@@ -68,7 +70,7 @@ def test_arrays_round_trip_and_a_bad_file_is_refused_and_removed(tmp_path: Path)
         else:
             data += b"\0" * 64
         path.write_bytes(bytes(data))
-        assert load_arrays(path, {"id": "1"}) is None and not path.exists(), damage
+        assert load_arrays(path, {"id": "1"}, ()) is None and not path.exists(), damage
 
 
 def test_a_second_start_maps_the_side_files(indexed: Store) -> None:

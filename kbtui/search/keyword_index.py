@@ -73,10 +73,13 @@ class KeywordIndex:
             write_arrays(path, self._arrays(), stamp)
             self._load_side()  # the mapped file, not the arrays just built, from now on
 
-    def _arrays(self) -> dict[str, np.ndarray]:
+    @staticmethod
+    def _arrays_names() -> tuple[str, ...]:
         rows = ("cids", "lengths", "chunk_index", "fingerprints", "entity_code")
-        names = (*rows, "names", "name_offsets", "terms", "offsets", "rows", "tfs")
-        return {n: getattr(self, n) for n in names}
+        return (*rows, "names", "name_offsets", "terms", "offsets", "rows", "tfs")
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        return {n: getattr(self, n) for n in self._arrays_names()}
 
     def _set(self, arrays: dict[str, np.ndarray]) -> None:
         self.cids = np.asarray(arrays["cids"], dtype=np.int64)
@@ -100,7 +103,7 @@ class KeywordIndex:
         """Map the side file if it was made from this index; False when there is none."""
         if self._side is None:
             return False
-        arrays = load_arrays(*self._side)
+        arrays = load_arrays(*self._side, tuple(self._arrays_names()))
         if arrays is None:
             return False
         if not same_chunks(self.store, arrays["cids"], arrays["fingerprints"]):

@@ -99,7 +99,7 @@ class VectorIndex:
             self._write_side(side, stamp)
 
     def _load_side(self, path: Path, stamp: dict[str, Any]) -> bool:
-        arrays = load_arrays(path, stamp)
+        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"))
         if arrays is None:
             return False
         cids, matrix = arrays["cids"], arrays["matrix"]

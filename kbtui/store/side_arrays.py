@@ -75,11 +75,16 @@ def write_arrays(path: Path, arrays: dict[str, np.ndarray], stamp: dict[str, Any
         tmp.unlink(missing_ok=True)
 
 
-def load_arrays(path: Path, stamp: dict[str, Any]) -> dict[str, np.ndarray] | None:
-    """The arrays of `path`, mapped read-only, if it was written for `stamp` and is whole;
-    else None, and a file that exists but does not fit is deleted."""
+def load_arrays(
+    path: Path, stamp: dict[str, Any], names: tuple[str, ...]
+) -> dict[str, np.ndarray] | None:
+    """The arrays of `path`, mapped read-only, if it was written for `stamp`, is whole and
+    holds every one of `names`; else None, and a file that exists but does not fit is
+    deleted."""
     try:
         arrays = _load(path, stamp)
+        if arrays is not None and not set(names) <= set(arrays):
+            raise ValueError("arrays missing")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         arrays, why = None, str(exc)
     else:
