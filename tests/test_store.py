@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kbtui.store import Store, StoreError, StoreLockedError
-from kbtui.store.db import NO_ANN, SCHEMA_VERSION, memory_limit
+from kbtui.store.db import SCHEMA_VERSION, memory_limit
 
 
 def test_new_file_gets_the_current_schema_and_reopens(tmp_path: Path) -> None:
@@ -70,13 +70,36 @@ def test_garbage_file_is_set_aside_and_a_fresh_index_made(tmp_path: Path) -> Non
 
 def test_buffer_pool_is_capped_at_connect_by_the_index_size(tmp_path: Path) -> None:
     """DuckDB keeps up to 80% of RAM of pages it read unless capped; the cap is set once at
-    open, from the chunks the file holds (room for the HNSW graph, which counts against it),
-    and small when no HNSW index will be attached (too few chunks, or never)."""
+    open, from the chunks the file holds (room for the HNSW graph, which counts against it)."""
     path = tmp_path / "index.duckdb"
-    for ann_min, want in ((0, "256.0 MiB"), (150_000, "64.0 MiB"), (NO_ANN, "64.0 MiB")):
-        store = Store(path, ann_min_chunks=ann_min)
+    store = Store(path)
+    limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
+    assert limit is not None and limit[0] == "256.0 MiB"
+    store.close()
+    assert memory_limit(0) == "256MiB" and memory_limit(300_000) == "1134MiB"
+
+
+def test_the_damage_check_at_open_leaves_few_table_pages_in_the_pool(tmp_path: Path) -> None:
+    """check_tables reads every table at open; under the full cap DuckDB kept every page it
+    read (100k chunks: 112 MB), a copy nothing uses. It runs under CHECK_MEMORY, then the
+    cap is set as before."""
+    path = tmp_path / "index.duckdb"
+    store = Store(path)
+    store.con.execute(
+        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms)
+           SELECT i, 'n' || i, 'n' || i, 0, '', repeat(md5(i::VARCHAR), 12), 0, 0,
+                  md5(i::VARCHAR), 1 FROM range(1, 200001) t(i)"""
+    )
+    store.con.execute("CHECKPOINT")
+    store.close()
+    store = Store(path)
+    try:
+        pages = store.con.execute(
+            "SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag = 'BASE_TABLE'"
+        ).fetchone()
         limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
-        assert limit is not None and limit[0] == want
+        assert pages is not None and pages[0] <= 32 * 2**20, pages  # 52 MB without
+        assert limit is not None and limit[0] == f"{memory_limit(200_000)[:-3]}.0 MiB"
+    finally:
         store.close()
-    assert memory_limit(0, 0) == "256MiB" and memory_limit(300_000) == "1134MiB"
-    assert memory_limit(100_000) == "64MiB" and memory_limit(10**6, NO_ANN) == "64MiB"

@@ -17,7 +17,6 @@ from kbtui.search.service import SearchService
 from kbtui.search.topics import TopicService
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
-from kbtui.store.db import NO_ANN
 from kbtui.store.hnsw import HnswSideIndex
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.registry import Toolset
@@ -60,11 +59,7 @@ class KnowledgeBase:
         it is ready. `approximate=False` (a one-shot command): no HNSW index at all, since
         exact search answers a few queries at once and closing would wait for its open.
         """
-        # Without HNSW, DuckDB's pool needs no room for its graph (kbtui.store.db.memory_limit).
-        hnsw_possible = approximate and embedder is not None
-        store = Store(
-            settings.db_path, ann_min_chunks=settings.hnsw_min_chunks if hnsw_possible else NO_ANN
-        )
+        store = Store(settings.db_path)
         ann: HnswSideIndex | None = None
         model = store.meta("embed_model")
         big = store.count_embedded() >= settings.hnsw_min_chunks

@@ -61,20 +61,18 @@ DatabaseError = duckdb.Error  # what a failing query raises; callers need not im
 # all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
 # in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
 # Memory"), so it grows with the chunks the index holds at open, and leaves room for growth.
-# Without an HNSW index (fewer chunks than `ann_min_chunks` at open, or a one-shot command)
-# nothing needs the pool to hold more than a query's working set: the search indexes are in
-# RAM or mapped side files, so table pages kept after the open's reads are a second copy
-# (100k chunks: 112 MB held after the damage check at open, RSS 274 -> 162 MB with the cap).
+# The damage check at open (check_tables) reads every table once: with the cap above, the
+# pool kept all those pages (100k chunks: 112 MB), a second copy of what the side files and
+# the chunk cache hold. It runs under CHECK_MEMORY instead, so it keeps no more than that;
+# the cap is set again after it, before anything (an HNSW attach) could mind a change. A
+# cap this small for good broke indexing (100k chunks: Out of Memory at 64 and 128 MB).
 MEMORY_BASE = 256 * 2**20
-MEMORY_SMALL = 64 * 2**20
 MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
-NO_ANN = 2**62
+CHECK_MEMORY = "32MiB"
 
 
-def memory_limit(chunks: int, ann_min_chunks: int = 150_000) -> str:
+def memory_limit(chunks: int) -> str:
     """The buffer-pool cap for an index of `chunks` chunks, as DuckDB's setting reads it."""
-    if chunks < ann_min_chunks:
-        return f"{MEMORY_SMALL // 2**20}MiB"
     return f"{(MEMORY_BASE + MEMORY_PER_CHUNK * chunks) // 2**20}MiB"
 
 
@@ -92,14 +90,9 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, SideState, Embe
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
     """
 
-    def __init__(
-        self, db_path: Path, read_only: bool = False, ann_min_chunks: int = 150_000
-    ) -> None:
-        """`ann_min_chunks`: the size from which an HNSW index will be attached (its graph
-        lives in DuckDB's buffer pool, sized for it at connect); NO_ANN: never."""
+    def __init__(self, db_path: Path, read_only: bool = False) -> None:
         self.path = db_path
         self.read_only = read_only
-        self.ann_min_chunks = ann_min_chunks
         self.generation = 0
         self.text_generation = 0  # counts writes of notes and chunks only
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
@@ -126,12 +119,14 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, SideState, Embe
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
-            limit = memory_limit(self._estimated_chunks(), self.ann_min_chunks)
+            limit = memory_limit(self._estimated_chunks())
             self.con.execute(f"SET memory_limit = '{limit}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
+            self.con.execute(f"SET memory_limit = '{CHECK_MEMORY}'")
             check_tables(self.con)
+            self.con.execute(f"SET memory_limit = '{limit}'")
             self._next_cid = max(
                 int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks")),
                 int(self.meta("next_cid") or 0),
