@@ -19,8 +19,10 @@ from kbtui.search.keyword_index import KeywordIndex
 from kbtui.search.vector_index import SIDE_FILE as VECTORS
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
+from kbtui.store.chunk_side import SIDE_FILE as CHUNKS
 from kbtui.store.side_arrays import load_arrays, write_arrays
 from kbtui.tokenize import query_terms
+from tests.test_chunk_cache import check_matches_table
 
 QUERIES = ["watch battery", "gesture model training", "sync offline", "design review", "rust"]
 
@@ -193,5 +195,72 @@ def test_a_new_index_never_takes_the_old_ones_side_files(settings: Settings) -> 
         Indexer(settings, store, HashEmbedder()).run()
         assert store.meta("index_id") != old_id
         assert _answers(*_mapped(store)) == _fresh(store)
+    finally:
+        store.close()
+
+
+def _reopened(store: Store) -> Store:
+    store.close()
+    return Store(store.path)
+
+
+def test_the_chunk_cache_is_mapped_at_the_next_open_and_says_what_the_table_says(
+    settings: Settings,
+) -> None:
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    check_matches_table(store)  # the first read writes chunks.arrays
+    path = settings.index_dir / CHUNKS
+    assert path.exists()
+    store = _reopened(store)
+    try:
+        cache = store._chunks()
+        assert not cache.cids.flags.writeable  # the file's pages, not rows read again
+        assert cache.notes == {}  # note rows are decoded when first shown
+        check_matches_table(store)
+        for entity_id in {e for e, *_ in store.note_states().values()}:
+            assert store.note(entity_id) == _note_from_sql(store, entity_id), entity_id
+        (settings.vault / "people/maya_okafor.md").unlink()
+        (settings.vault / "concepts/new_idea.md").write_text("# New\n\nwatch battery #idea\n")
+        Indexer(settings, store, HashEmbedder()).run()
+        check_matches_table(store)  # caught up in the same process
+        store = _reopened(store)
+        check_matches_table(store)  # and from the file made before those edits
+    finally:
+        store.close()
+
+
+def _note_from_sql(store: Store, entity_id: str) -> dict[str, object] | None:
+    fresh = Store.__new__(Store)  # the same connection, without the cache
+    fresh.__dict__.update(store.__dict__)
+    fresh._chunk_cache, fresh._chunk_cache_at = None, -1
+    fresh.side_stamp = lambda kind: None  # type: ignore[method-assign]
+    return fresh.note(entity_id)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "stale"])
+def test_a_bad_chunk_cache_file_is_rebuilt(settings: Settings, damage: str) -> None:
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    check_matches_table(store)
+    path = settings.index_dir / CHUNKS
+    original = path.read_bytes()
+    store.close()
+    if damage == "stale":  # the index rebuilt from nothing: another id
+        settings.db_path.unlink()
+        store = Store(settings.db_path)
+        Indexer(settings, store, HashEmbedder()).run()
+        store.close()
+    else:
+        data = bytearray(original)
+        if damage == "flip":
+            data[len(data) // 2] ^= 0x20
+        else:
+            data = data[:-100]
+        path.write_bytes(bytes(data))
+    store = Store(settings.db_path)
+    try:
+        check_matches_table(store)
+        assert path.exists() and (damage == "stale" or path.read_bytes() == original)
     finally:
         store.close()

@@ -21,11 +21,11 @@ import numpy as np
 
 from kbtui.store import Store
 from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_state import STALE_FRACTION
 
 BM25_K1 = 0.9
 BM25_B = 0.4
 REBUILD_FRACTION = 0.25
-STALE_FRACTION = 0.05  # a side file this far behind the store is rebuilt at start
 SIDE_FILE = "keywords.arrays"
 
 
@@ -51,7 +51,7 @@ class KeywordIndex:
         cids, lengths, entities, indexes = self.store.chunk_lengths()
         terms, pcids, tfs = self.store.postings()
         names, codes = np.unique(np.asarray(entities, dtype=np.str_), return_inverse=True)
-        fingerprints = fingerprints_of(self.store, cids)
+        fingerprints = self.store.fingerprints_of(cids)
         unique_terms, starts = np.unique(terms, return_index=True)
         self._set(
             {
@@ -106,7 +106,7 @@ class KeywordIndex:
         arrays = load_arrays(*self._side, tuple(self._arrays_names()))
         if arrays is None:
             return False
-        if not same_chunks(self.store, arrays["cids"], arrays["fingerprints"]):
+        if not self.store.same_chunks(arrays["cids"], arrays["fingerprints"]):
             return False
         self._set(arrays)
         return True
@@ -217,25 +217,6 @@ def _pack(values: list[str]) -> dict[str, np.ndarray]:
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     return {"names": np.frombuffer(b"".join(encoded), dtype=np.uint8), "name_offsets": offsets}
-
-
-def fingerprints_of(store: Store, cids: np.ndarray) -> np.ndarray:
-    """The store's fingerprints (Store.chunk_fingerprints) of these live chunks."""
-    live, fingerprints = store.chunk_fingerprints()
-    pos = np.minimum(np.searchsorted(live, cids), max(len(live) - 1, 0))
-    return fingerprints[pos] if len(live) else np.zeros(len(cids), dtype=np.uint64)
-
-
-def same_chunks(store: Store, cids: np.ndarray, fingerprints: np.ndarray) -> bool:
-    """Whether a side file's rows hold the chunks the store has under those ids (any chunk
-    id it has and the store gave to another text since, e.g. an older copy of the index
-    restored, or a kbtui that did not keep ids unique, makes it unusable)."""
-    if len(cids) and int(cids[-1]) >= store.next_cid:
-        return False  # ids this index never handed out
-    live, now = store.chunk_fingerprints()
-    pos = np.minimum(np.searchsorted(live, cids), max(len(live) - 1, 0))
-    both = live[pos] == cids if len(live) else np.zeros(len(cids), dtype=bool)
-    return bool(np.array_equal(now[pos[both]], np.asarray(fingerprints)[both]))
 
 
 def row_mask(cids: np.ndarray, wanted: np.ndarray) -> np.ndarray:

@@ -32,16 +32,11 @@ import numpy as np
 import simsimd
 
 from kbtui.models import EMBED_DIM
-from kbtui.search.keyword_index import (
-    REBUILD_FRACTION,
-    STALE_FRACTION,
-    fingerprints_of,
-    row_mask,
-    same_chunks,
-)
+from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
 from kbtui.store.memory import give_back_freed_memory
 from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_state import STALE_FRACTION
 
 log = logging.getLogger("kbtui.vectors")
 
@@ -103,7 +98,7 @@ class VectorIndex:
         if arrays is None:
             return False
         cids, matrix = arrays["cids"], arrays["matrix"]
-        if not same_chunks(self.store, cids, arrays["fingerprints"]):
+        if not self.store.same_chunks(cids, arrays["fingerprints"]):
             return False
         if matrix.dtype != VECTOR_DTYPE or matrix.shape != (len(cids), EMBED_DIM):
             return False
@@ -121,7 +116,7 @@ class VectorIndex:
             arrays: dict[str, np.ndarray] = {
                 "cids": cids,
                 "matrix": matrix,
-                "fingerprints": fingerprints_of(self.store, cids),
+                "fingerprints": self.store.fingerprints_of(cids),
             }
             write_arrays(path, arrays, stamp)
             del arrays

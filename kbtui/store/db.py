@@ -84,7 +84,7 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, SideState, EmbeddingWrites):
+class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites):
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.

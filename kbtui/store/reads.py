@@ -17,7 +17,10 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM, SearchFilters
 from kbtui.store.chunk_cache import NOTE_KEYS, ChunkCache
+from kbtui.store.chunk_side import SIDE_FILE as CHUNKS_FILE
+from kbtui.store.chunk_side import load_cache, write_cache
 from kbtui.store.memory import give_back_freed_memory
+from kbtui.store.side_state import STALE_FRACTION
 
 
 class ReadQueries:
@@ -30,6 +33,20 @@ class ReadQueries:
     _stats_cache: tuple[int, dict[str, Any]] | None = None
     _chunk_cache: ChunkCache | None = None
     _chunk_cache_at = -1
+    _chunk_side_due = 0  # rows of the mapped side file still true; past STALE_FRACTION: write
+
+    # SideState's (before this class in Store's bases)
+    def side_stamp(self, kind: str) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def side_path(self, name: str) -> Path:
+        raise NotImplementedError
+
+    def same_chunks(self, cids: np.ndarray, fingerprints: np.ndarray) -> bool:
+        raise NotImplementedError
+
+    def fingerprints_of(self, cids: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     @contextmanager
     def _id_table(self, values: Sequence[Any] | np.ndarray, name: str = "_ids") -> Iterator[str]:
@@ -63,14 +80,6 @@ class ReadQueries:
             [str(e) for e in res["entity_id"]],
             np.asarray(res["chunk_index"], dtype=np.int32),
         )
-
-    def chunk_fingerprints(self) -> tuple[np.ndarray, np.ndarray]:
-        """(cids, a 64-bit hash of each chunk's content hash), by cid: what a side file
-        made earlier (kbtui/store/side_arrays.py) is checked against, row by row."""
-        res = self.con.execute(
-            "SELECT cid, hash(content_hash) AS h FROM chunks ORDER BY cid"
-        ).fetchnumpy()
-        return np.asarray(res["cid"], dtype=np.int64), np.asarray(res["h"], dtype=np.uint64)
 
     def live_cids(self) -> np.ndarray:
         res = self.con.execute("SELECT cid FROM chunks ORDER BY cid").fetchnumpy()
@@ -170,14 +179,23 @@ class ReadQueries:
         return self._chunks().details(cids)
 
     def _chunks(self) -> ChunkCache:
-        """The chunk cache, caught up with the table when notes were written since."""
+        """The chunk cache, caught up with the table when notes were written since; mapped
+        from its side file when there is one for this index (chunk_side.py), and written to
+        one after a first full read or when the file was far behind."""
         if self._chunk_cache is None:
-            self._chunk_cache = ChunkCache(self.path.parent)  # text files beside the index
+            stamp = self.side_stamp("chunks")
+            path = self.side_path(CHUNKS_FILE)
+            folder = self.path.parent  # text files beside the index
+            loaded = load_cache(path, stamp, self.same_chunks, folder) if stamp else None
+            self._chunk_cache = loaded or ChunkCache(folder)
+            self._chunk_side_due = 0 if loaded is None else len(loaded.cids)
         cache = self._chunk_cache
         if self._chunk_cache_at != self.text_generation:
             at = self.text_generation
             res = self.con.execute("SELECT cid FROM chunks ORDER BY cid").fetchnumpy()
+            before = int(cache.alive.sum())
             added, touched = cache.missing(np.asarray(res["cid"], dtype=np.int64))
+            self._chunk_side_due -= len(added) + before - int(cache.alive.sum())
             if len(added):
                 with self._id_table(added) as ids:
                     rows = self.con.execute(
@@ -193,7 +211,23 @@ class ReadQueries:
             if touched:
                 cache.set_notes(touched, self._note_rows(sorted(touched)))
             self._chunk_cache_at = at
-        return cache
+            if self._chunk_side_due <= (1 - STALE_FRACTION) * len(cache.cids):
+                self._write_chunk_side(cache)
+        return self._chunk_cache
+
+    def _write_chunk_side(self, cache: ChunkCache) -> None:
+        """Write the cache to its side file and map it in place of the cache in RAM."""
+        self._chunk_side_due = 2**62  # once per process, whatever happens next
+        stamp = self.side_stamp("chunks")
+        if stamp is None or not len(cache.cids):
+            return
+        path = self.side_path(CHUNKS_FILE)
+        if not write_cache(path, stamp, cache, self.fingerprints_of(cache.cids)):
+            return
+        loaded = load_cache(path, stamp, self.same_chunks, self.path.parent)
+        if loaded is not None:
+            cache.close()
+            self._chunk_cache = loaded
 
     def chunk_by_id(self, chunk_id: str) -> dict[str, Any] | None:
         row = self.con.execute(
@@ -226,8 +260,8 @@ class ReadQueries:
     def _note_records(self, entity_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """entity_id -> raw note row (NOTE_KEYS and "tags"), from RAM where it is kept (a note
         without chunks, an empty body, is not) and from the table otherwise."""
-        kept = self._chunks().notes
-        rows = {e: kept[e] for e in entity_ids if e in kept}
+        kept = self._chunks()
+        rows = {e: n for e in entity_ids if (n := kept.note(e)) is not None}
         if len(rows) < len(set(entity_ids)):
             rows.update(self._note_rows([e for e in entity_ids if e not in rows]))
         return {

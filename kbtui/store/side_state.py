@@ -17,12 +17,17 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import duckdb
+import numpy as np
+
 SIDE_KEYS = ("index_id", "next_cid", "vectors_epoch")  # bookkeeping, not content
+STALE_FRACTION = 0.05  # a side file this far behind the index is written again at start
 
 
 class SideState:
     """Mixed into Store."""
 
+    con: duckdb.DuckDBPyConnection
     path: Path
     read_only: bool
     _next_cid: int
@@ -39,6 +44,31 @@ class SideState:
     def _ensure_index_id(self) -> None:
         if self.meta("index_id") is None:
             self.set_meta("index_id", uuid.uuid4().hex)
+
+    def chunk_fingerprints(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cids, a 64-bit hash of each chunk's content hash), by cid: what a side file
+        made earlier (kbtui/store/side_arrays.py) is checked against, row by row."""
+        res = self.con.execute(
+            "SELECT cid, hash(content_hash) AS h FROM chunks ORDER BY cid"
+        ).fetchnumpy()
+        return np.asarray(res["cid"], dtype=np.int64), np.asarray(res["h"], dtype=np.uint64)
+
+    def fingerprints_of(self, cids: np.ndarray) -> np.ndarray:
+        """The fingerprints (ReadQueries.chunk_fingerprints) of these live chunks."""
+        live, fingerprints = self.chunk_fingerprints()
+        pos = np.minimum(np.searchsorted(live, cids), max(len(live) - 1, 0))
+        return fingerprints[pos] if len(live) else np.zeros(len(cids), dtype=np.uint64)
+
+    def same_chunks(self, cids: np.ndarray, fingerprints: np.ndarray) -> bool:
+        """Whether a side file's rows hold the chunks this index has under those ids (a
+        chunk id it has that the index gave to another text since, e.g. an older copy of
+        the index restored, or a kbtui that did not keep ids unique, makes it unusable)."""
+        if len(cids) and int(cids[-1]) >= self.next_cid:
+            return False  # ids this index never handed out
+        live, now = self.chunk_fingerprints()
+        pos = np.minimum(np.searchsorted(live, cids), max(len(live) - 1, 0))
+        both = live[pos] == cids if len(live) else np.zeros(len(cids), dtype=bool)
+        return bool(np.array_equal(now[pos[both]], np.asarray(fingerprints)[both]))
 
     def side_path(self, name: str) -> Path:
         return self.path.parent / name
