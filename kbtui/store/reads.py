@@ -33,6 +33,7 @@ class ReadQueries:
     _stats_cache: tuple[int, dict[str, Any]] | None = None
     _chunk_cache: ChunkCache | None = None
     _chunk_cache_at = -1
+    _embedded_at_open: np.ndarray | None = None
     _chunk_side_due = 0  # rows of the mapped side file still true; past STALE_FRACTION: write
 
     # SideState's (before this class in Store's bases)
@@ -96,7 +97,16 @@ class ReadQueries:
             np.asarray(res["tf"], dtype=np.float32),
         )
 
+    def _read_at_open(self) -> None:
+        """At open, under the damage check's small pool cap (db.py): the reads of the vector
+        column every first answer makes (100k chunks: ~0.1 s each, and 30 MB of pages the
+        pool kept), kept until this process's first write (the file is locked to it)."""
+        self._embedded_at_open = self.embedded_cids()
+        self.stats()
+
     def embedded_cids(self) -> np.ndarray:
+        if self.generation == 0 and self._embedded_at_open is not None:
+            return self._embedded_at_open
         res = self.con.execute(
             "SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
         ).fetchnumpy()
@@ -306,6 +316,8 @@ class ReadQueries:
         return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
 
     def count_embedded(self) -> int:
+        if self.generation == 0 and self._embedded_at_open is not None:
+            return len(self._embedded_at_open)
         row = self.con.execute("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()
         return int(row[0]) if row else 0
 
