@@ -68,7 +68,7 @@ DatabaseError = duckdb.Error  # what a failing query raises; callers need not im
 # cap this small for good broke indexing (100k chunks: Out of Memory at 64 and 128 MB).
 MEMORY_BASE = 256 * 2**20
 MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
-CHECK_MEMORY = "16MiB"
+CHECK_MEMORY = "32MiB"
 
 
 def memory_limit(chunks: int) -> str:
@@ -124,9 +124,14 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
-            self.con.execute(f"SET memory_limit = '{CHECK_MEMORY}'")
-            check_tables(self.con)
-            self._read_at_open()
+            try:
+                self.con.execute(f"SET memory_limit = '{CHECK_MEMORY}'")
+                check_tables(self.con)
+                self._read_at_open()
+            except duckdb.OutOfMemoryException:  # too small for this index: the usual cap
+                self.con.execute(f"SET memory_limit = '{limit}'")
+                check_tables(self.con)
+                self._read_at_open()
             self.con.execute(f"SET memory_limit = '{limit}'")
             self._next_cid = max(
                 int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks")),

@@ -101,7 +101,8 @@ class ReadQueries:
         """At open, under the damage check's small pool cap (db.py): the reads of the vector
         column every first answer makes (100k chunks: ~0.1 s each, and 30 MB of pages the
         pool kept), kept until this process's first write (the file is locked to it)."""
-        self._embedded_at_open = self.embedded_cids()
+        res = self.con.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL").fetchnumpy()
+        self._embedded_at_open = np.sort(np.asarray(res["cid"], dtype=np.int64))  # no SQL sort
         self.stats()
 
     def embedded_cids(self) -> np.ndarray:
