@@ -11,7 +11,13 @@ death. The child only picks *when* to die:
 - ``checkpoint``: while DuckDB runs a CHECKPOINT forced after a commit;
 - ``embed``: in the middle of embedding a batch;
 - ``fs:<name>``: just before a call of os.<name> in kbtui.vault.write (fdopen, link,
-  replace, fsync): between the steps of an atomic note write.
+  replace, fsync): between the steps of an atomic note write;
+- ``side``: just before a side file of the search indexes (kbtui/store/side_arrays.py) is
+  renamed into place, its temporary file written.
+
+An index child also opens the search indexes before and after its pass, so their side files
+are mapped, found stale, caught up and rewritten along the way; after each clean run the
+parent checks that searches through the side files answer as a build from the store does.
 
     python bench/crashkit.py index --vault V --fault commit --p 0.5 --seed 3
     python bench/crashkit.py call --vault V --name knowledge_import --args '{...}' --fault fs:link
@@ -40,10 +46,14 @@ if str(REPO) not in sys.path:
 from kbtui.config import Settings  # noqa: E402
 from kbtui.embed import Embedder, FastEmbedder, HashEmbedder  # noqa: E402
 from kbtui.indexing.indexer import Indexer  # noqa: E402
+from kbtui.search.keyword_index import KeywordIndex  # noqa: E402
+from kbtui.search.service import SearchService  # noqa: E402
+from kbtui.search.vector_index import VectorIndex  # noqa: E402
 from kbtui.store import Store  # noqa: E402
 from kbtui.store.verify import Snapshot  # noqa: E402
+from kbtui.tokenize import query_terms  # noqa: E402
 
-FAULTS = ("timer", "commit", "txn", "checkpoint", "embed")
+FAULTS = ("timer", "commit", "txn", "checkpoint", "embed", "side")
 FS_FAULTS = ("fs:fdopen", "fs:link", "fs:replace", "fs:fsync")
 KILLED = -signal.SIGKILL
 
@@ -141,6 +151,10 @@ def _child(argv: list[str]) -> int:
         import kbtui.vault.write as write
 
         setattr(write, "os", FaultyOs(fault[3:], opts.p, rng))  # noqa: B010
+    if fault == "side":
+        import kbtui.store.side_arrays as side
+
+        setattr(side, "os", FaultyOs("replace", opts.p, rng))  # noqa: B010
     if opts.mode == "index":
         store = Store(settings.db_path)
         if store.recovered:
@@ -150,7 +164,9 @@ def _child(argv: list[str]) -> int:
             # commit/txn: a small WAL limit, so commits checkpoint too (a kill lands inside);
             # checkpoint: a large one, so the forced CHECKPOINT has all the pass's work to do.
             store.wal_limit("1GB" if fault == "checkpoint" else "64KB")
+        search_indexes(store, embedder)  # map, catch up, maybe rewrite the side files
         report = Indexer(settings, store, embedder).run()
+        search_indexes(store, embedder)
         store.close()
         print(json.dumps({"skipped": len(report.skipped), "new": len(report.new)}))
         return 0
@@ -165,7 +181,40 @@ def _child(argv: list[str]) -> int:
     return 0
 
 
+def search_indexes(store: Store, embedder: Embedder) -> SearchService:
+    search = SearchService(store, embedder)
+    search.keywords.sync()
+    search.vectors.sync()
+    return search
+
+
 # -- the parent's side -----------------------------------------------------------------------
+SIDE_QUERIES = ("watch battery", "gesture model training", "sync offline", "design review")
+
+
+def side_file_differences(vault: Path) -> list[str]:
+    """Where searches through the side files answer otherwise than a build from the store."""
+    store = Store(Settings.for_vault(vault).db_path)
+    try:
+        mapped = SearchService(store, HashEmbedder())
+        kw, vec = mapped.keywords, mapped.vectors
+        fresh_kw, fresh_vec = (
+            KeywordIndex(store, side_files=False),
+            VectorIndex(store, side_files=False),
+        )
+        out = []
+        for query in SIDE_QUERIES:
+            terms = query_terms(query)
+            if kw.search(terms, 20) != fresh_kw.search(terms, 20):
+                out.append(f"keywords differ for {query!r}")
+            q = HashEmbedder().embed([query])[0]
+            if [c for c, _ in vec.search(q, 20)] != [c for c, _ in fresh_vec.search(q, 20)]:
+                out.append(f"vectors differ for {query!r}")
+        return out
+    finally:
+        store.close()
+
+
 def run_child(
     mode: str, vault: Path, *extra: str, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
@@ -305,7 +354,7 @@ def crash_rounds(
         after, _ = index_snapshot(vault)
         fresh = fresh_snapshot(vault, scratch, real)
         counts.checks += 1
-        diffs = after.differences(fresh)
+        diffs = after.differences(fresh) + side_file_differences(vault)
         if diffs:
             counts.failures.append(f"round {round_no}: differs from a fresh build: {diffs[:4]}")
     return counts

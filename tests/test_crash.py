@@ -20,7 +20,14 @@ from kbtui.vault.write import write_new_note
 from tests.conftest import REPO, copy_vault
 
 sys.path.insert(0, str(REPO / "bench"))
-from crashkit import crash_rounds, index_snapshot, vault_digest
+from crashkit import (
+    KILLED,
+    crash_rounds,
+    index_snapshot,
+    run_child,
+    side_file_differences,
+    vault_digest,
+)
 from crashwrites import write_rounds
 
 
@@ -106,8 +113,9 @@ def test_a_killed_writes_temp_file_is_swept_by_the_next_write_only_when_stale(
 
 
 def test_killed_while_text_buffers_are_mapped_leaves_nothing_stale(tmp_path: Path) -> None:
-    """The chunk texts' side files (kbtui/store/chunk_cache.py) have no name: a process
-    killed with them mapped leaves no file behind, and the next open reads the same rows."""
+    """The chunk texts' temporary buffers (kbtui/store/chunk_cache.py) have no name: a
+    process killed with them mapped leaves no file behind but the checked side file
+    (chunk_side.py), and the next open reads the same rows."""
     vault = copy_vault(tmp_path / "vault")
     settings = Settings.for_vault(vault)
     store = Store(settings.db_path)
@@ -127,7 +135,8 @@ def test_killed_while_text_buffers_are_mapped_leaves_nothing_stale(tmp_path: Pat
     child.kill()
     child.wait()
     left = {p.name for p in settings.index_dir.iterdir()} - before
-    assert not {name for name in left if not name.startswith("index.duckdb")}
+    named = {name for name in left if not name.startswith("index.duckdb")}
+    assert named <= {"chunks.arrays"}  # the side file (chunk_side.py), checked at each open
     again = Store(settings.db_path)
     assert again.chunk_details(cids) == expected
     again.close()
@@ -141,3 +150,25 @@ store.chunk_details([int(c) for c in store.embedded_cids()])
 print("mapped", flush=True)
 sys.stdin.read()  # held open, mapped, until killed
 """
+
+
+def test_killed_while_writing_a_side_file_leaves_a_true_index(tmp_path: Path) -> None:
+    """The search indexes' side files (kbtui/store/side_arrays.py): a process killed between
+    writing one and renaming it into place leaves the previous file, which the next start
+    catches up (or rebuilds), and a stray temporary file the next write removes."""
+    vault = copy_vault(tmp_path / "vault")
+    index_dir = Settings.for_vault(vault).index_dir
+    assert run_child("index", vault).returncode == 0
+    made = {p.name: p.read_bytes() for p in index_dir.glob("*.arrays")}
+    assert len(made) == 2
+    folders = ("people", "concepts", "projects", "meetings", "orgs", "tech", "daily")
+    for note in (n for f in folders for n in (vault / f).glob("*.md")):  # past STALE_FRACTION
+        note.write_text(note.read_text() + "\n\nrewritten watch battery sync offline\n")
+    proc = run_child("index", vault, "--fault", "side", "--p", "1")
+    assert proc.returncode == KILLED
+    assert list(index_dir.glob("*.arrays.tmp-*"))  # killed after the write, before the rename
+    assert {p.name: p.read_bytes() for p in index_dir.glob("*.arrays")} == made
+    assert side_file_differences(vault) == []
+    assert run_child("index", vault).returncode == 0
+    assert not list(index_dir.glob("*.arrays.tmp-*"))
+    assert side_file_differences(vault) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtui.store import Store, StoreError, StoreLockedError
+from kbtui.store import Store, StoreError, StoreLockedError, db
 from kbtui.store.db import SCHEMA_VERSION, memory_limit
 
 
@@ -77,3 +77,51 @@ def test_buffer_pool_is_capped_at_connect_by_the_index_size(tmp_path: Path) -> N
     assert limit is not None and limit[0] == "256.0 MiB"
     store.close()
     assert memory_limit(0) == "256MiB" and memory_limit(300_000) == "1134MiB"
+
+
+def test_the_damage_check_at_open_leaves_few_table_pages_in_the_pool(tmp_path: Path) -> None:
+    """check_tables reads every table at open; under the full cap DuckDB kept every page it
+    read (100k chunks: 112 MB), a copy nothing uses. It runs under CHECK_MEMORY, then the
+    cap is set as before."""
+    path = tmp_path / "index.duckdb"
+    store = Store(path)
+    store.con.execute(
+        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms)
+           SELECT i, 'n' || i, 'n' || i, 0, '', repeat(md5(i::VARCHAR), 12), 0, 0,
+                  md5(i::VARCHAR), 1 FROM range(1, 200001) t(i)"""
+    )
+    store.con.execute("CHECKPOINT")
+    store.close()
+    store = Store(path)
+    try:
+        pages = store.con.execute(
+            "SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag = 'BASE_TABLE'"
+        ).fetchone()
+        limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        assert pages is not None and pages[0] <= 32 * 2**20, pages  # 52 MB without
+        assert limit is not None and limit[0] == f"{memory_limit(200_000)[:-3]}.0 MiB"
+    finally:
+        store.close()
+
+
+def test_an_index_too_big_for_the_checks_cap_still_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of memory under CHECK_MEMORY (it happened with 1M synthetic chunks) is not damage:
+    the check runs again under the usual cap and the file is never set aside."""
+    path = tmp_path / "index.duckdb"
+    store = Store(path)
+    store.con.execute(
+        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms)
+           SELECT i, 'n' || i, 'n' || i, 0, '', md5(i::VARCHAR), 0, 0, md5(i::VARCHAR), 1
+           FROM range(1, 100001) t(i)"""
+    )
+    store.close()
+    monkeypatch.setattr(db, "CHECK_MEMORY", "1MiB")
+    store = Store(path)
+    try:
+        assert store.recovered is None and store.stats()["chunks"] == 100_000
+    finally:
+        store.close()

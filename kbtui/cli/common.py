@@ -99,9 +99,13 @@ def opened_vault(
 
     settings = settings_for(vault)
 
+    made: list[FastEmbedder] = []
+
     def embedder() -> FastEmbedder | None:
-        if need_model:
-            return make_embedder(settings)
+        if need_model:  # this process opens the index: load the model while it does
+            made.append(make_embedder(settings))
+            made[0].preload()
+            return made[0]
         if model_if_installed:
             with suppress(click.ClickException):
                 return make_embedder(settings)
@@ -115,6 +119,8 @@ def opened_vault(
         yield handle
     finally:
         handle.close()
+        for model in made:
+            model.wait_for_preload()
 
 
 def emit(response: dict[str, Any], as_json: bool) -> bool:

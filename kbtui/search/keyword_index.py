@@ -5,6 +5,13 @@ BM25 in SQL took ~35 ms per query at 100k chunks; the same sums over sorted nump
 postings of chunks newer than the last one seen (a small delta) and marks vanished chunks dead;
 when the delta or the dead rows pass a quarter of the index, it is rebuilt from the store.
 
+A build is written to a side file next to the index (kbtui/store/side_arrays.py) and the next
+start maps it instead of reading and sorting every posting (100k chunks: 0.68 s and a 200 MB
+peak): the arrays are the OS's page cache, and a query touches only its terms' pages. Chunk
+ids are never reused, so a side file made earlier still describes every chunk it holds; the
+chunks written since come in as the delta and the ones deleted since are masked, as in a
+sync. Past STALE_FRACTION of either at start, the index is rebuilt and the file rewritten.
+
 Each query is also scored per note, from the same postings: a note's term frequencies are
 its chunks' summed (no second index). A note that uses the query's words across its
 chunks is evidence a single chunk's BM25 misses; search.service mixes both into the ranking.
@@ -18,10 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbtui.store import Store
+from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_state import STALE_FRACTION
 
 BM25_K1 = 0.9
 BM25_B = 0.4
 REBUILD_FRACTION = 0.25
+SIDE_FILE = "keywords.arrays"
 
 
 @dataclass(frozen=True)
@@ -47,31 +57,97 @@ class KeywordScores:
 class KeywordIndex:
     """Rows are chunks in ascending cid order; postings are (term -> rows, tf) runs."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, side_files: bool = True) -> None:
+        """`side_files=False`: build from the store, never read or write a side file."""
         self.store = store
         self._lock = threading.Lock()
         self._generation = -1
-        self._build()
+        stamp = store.side_stamp("keywords") if side_files else None
+        self._side = (store.side_path(SIDE_FILE), stamp) if stamp is not None else None
+        if not self._load_side():
+            self._build()
+            return
+        self.sync()  # the chunks written and deleted since the file was made
+        dead = len(self.alive) - int(self.alive.sum())
+        if max(dead, self.delta_rows) > STALE_FRACTION * max(len(self.cids), 1000):
+            self._build()
 
     def _build(self) -> None:
         cids, lengths, entities, indexes = self.store.chunk_lengths()
         terms, pcids, tfs = self.store.postings()
-        self.cids = cids
-        self.lengths = lengths
-        self.entities = entities
-        self.note_ids: dict[str, int] = {}
-        self.note_of = self._ordinals(entities)
-        self.chunk_index = indexes
-        self.alive = np.ones(len(cids), dtype=bool)
-        self.last_cid = int(cids[-1]) if len(cids) else 0
-        self.terms, starts = np.unique(terms, return_index=True)
-        self.offsets = np.append(starts, len(terms)).astype(np.int64)
-        self.rows = np.searchsorted(cids, pcids).astype(np.int32)
-        self.tfs = tfs
+        names, codes = np.unique(np.asarray(entities, dtype=np.str_), return_inverse=True)
+        fingerprints = self.store.fingerprints_of(cids)
+        unique_terms, starts = np.unique(terms, return_index=True)
+        self._set(
+            {
+                "cids": cids,
+                "lengths": lengths,
+                "chunk_index": indexes,
+                "fingerprints": fingerprints,
+                "entity_code": codes.astype(np.int32),
+                **_pack(names.tolist()),
+                "terms": unique_terms,
+                "offsets": np.append(starts, len(terms)),
+                "rows": np.searchsorted(cids, pcids).astype(np.int32),
+                "tfs": tfs,
+            }
+        )
+        self._generation = self.store.generation
+        if self._side is not None:
+            path, stamp = self._side
+            write_arrays(path, self._arrays(), stamp)
+            self._load_side()  # the mapped file, not the arrays just built, from now on
+
+    @staticmethod
+    def _arrays_names() -> tuple[str, ...]:
+        rows = ("cids", "lengths", "chunk_index", "fingerprints", "entity_code")
+        return (*rows, "names", "name_offsets", "terms", "offsets", "rows", "tfs")
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        return {n: getattr(self, n) for n in self._arrays_names()}
+
+    def _set(self, arrays: dict[str, np.ndarray]) -> None:
+        self.cids = np.asarray(arrays["cids"], dtype=np.int64)
+        self.lengths = np.asarray(arrays["lengths"], dtype=np.float32)
+        self.chunk_index = np.asarray(arrays["chunk_index"], dtype=np.int32)
+        self.fingerprints = np.asarray(arrays["fingerprints"], dtype=np.uint64)
+        self.entity_code = np.asarray(arrays["entity_code"], dtype=np.int32)
+        self.names, self.name_offsets = arrays["names"], arrays["name_offsets"]
+        self.base_rows = len(self.cids)  # rows past this one are the delta's: `extra_entities`
+        self.extra_entities: list[str] = []
+        self.alive = np.ones(len(self.cids), dtype=bool)
+        self.last_cid = int(self.cids[-1]) if len(self.cids) else 0
+        self.terms = np.asarray(arrays["terms"], dtype=np.int64)
+        self.offsets = np.asarray(arrays["offsets"], dtype=np.int64)
+        self.rows = np.asarray(arrays["rows"], dtype=np.int32)
+        self.tfs = np.asarray(arrays["tfs"], dtype=np.float32)
         self.delta: dict[int, list[tuple[int, float]]] = {}
         self.delta_rows = 0
+        # note ordinals: a base row's entity code; a delta row's note counts on from the names
+        # (a note rewritten since the build has no live base rows: its chunks were replaced)
+        self.note_of = self.entity_code
+        self.extra_notes: dict[str, int] = {}
         self._note_cache: tuple[tuple[int, int], np.ndarray, int] | None = None
-        self._generation = self.store.generation
+
+    def _load_side(self) -> bool:
+        """Map the side file if it was made from this index; False when there is none."""
+        if self._side is None:
+            return False
+        arrays = load_arrays(*self._side, tuple(self._arrays_names()))
+        if arrays is None:
+            return False
+        if not self.store.same_chunks(arrays["cids"], arrays["fingerprints"]):
+            return False
+        self._set(arrays)
+        return True
+
+    def entity(self, row: int) -> str:
+        """The entity id of the chunk at `row`."""
+        if row >= self.base_rows:
+            return self.extra_entities[row - self.base_rows]
+        code = int(self.entity_code[row])
+        start, end = int(self.name_offsets[code]), int(self.name_offsets[code + 1])
+        return bytes(self.names[start:end]).decode()
 
     def sync(self) -> None:
         """Catch up with writes made through the store since the last call (cheap if none)."""
@@ -87,7 +163,7 @@ class KeywordIndex:
                 start = len(self.cids)
                 self.cids = np.concatenate([self.cids, new])
                 self.lengths = np.concatenate([self.lengths, lengths])
-                self.entities.extend(entities)
+                self.extra_entities.extend(entities)
                 self.note_of = np.concatenate([self.note_of, self._ordinals(entities)])
                 self.chunk_index = np.concatenate([self.chunk_index, indexes])
                 self.alive = np.concatenate([self.alive, np.ones(len(new), dtype=bool)])
@@ -103,8 +179,12 @@ class KeywordIndex:
             self._generation = generation
 
     def _ordinals(self, entities: list[str]) -> np.ndarray:
-        ids = self.note_ids
-        return np.array([ids.setdefault(e, len(ids)) for e in entities], dtype=np.int32)
+        ids, base = self.extra_notes, len(self.name_offsets) - 1
+        return np.array([ids.setdefault(e, base + len(ids)) for e in entities], dtype=np.int32)
+
+    @property
+    def note_count(self) -> int:
+        return len(self.name_offsets) - 1 + len(self.extra_notes)
 
     def search(
         self, term_ids: list[int], k: int, allowed: np.ndarray | None = None
@@ -180,8 +260,8 @@ class KeywordIndex:
 
     def _note_lengths(self) -> tuple[np.ndarray, int]:
         live = self.note_of[self.alive]
-        lengths = np.bincount(live, weights=self.lengths[self.alive], minlength=len(self.note_ids))
-        present = np.bincount(live, minlength=len(self.note_ids)) > 0
+        lengths = np.bincount(live, weights=self.lengths[self.alive], minlength=self.note_count)
+        present = np.bincount(live, minlength=self.note_count) > 0
         notes_n = max(int(present.sum()), 1)
         avg = max(float(lengths[present].mean()) if present.any() else 1.0, 1.0)
         return BM25_K1 * (1 - BM25_B + BM25_B * lengths / avg), notes_n
@@ -190,7 +270,7 @@ class KeywordIndex:
         """(entity id, chunk index) of a live chunk, from memory."""
         pos = int(np.searchsorted(self.cids, cid))
         if pos < len(self.cids) and self.cids[pos] == cid and self.alive[pos]:
-            return self.entities[pos], int(self.chunk_index[pos])
+            return self.entity(pos), int(self.chunk_index[pos])
         return None
 
     def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
@@ -205,6 +285,14 @@ class KeywordIndex:
             rows = np.concatenate([rows, np.array([r for r, _ in extra], dtype=np.int32)])
             tfs = np.concatenate([tfs, np.array([f for _, f in extra], dtype=np.float32)])
         return rows, tfs
+
+
+def _pack(values: list[str]) -> dict[str, np.ndarray]:
+    """Strings as one UTF-8 buffer and their offsets."""
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return {"names": np.frombuffer(b"".join(encoded), dtype=np.uint8), "name_offsets": offsets}
 
 
 def row_mask(cids: np.ndarray, wanted: np.ndarray) -> np.ndarray:

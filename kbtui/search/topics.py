@@ -121,7 +121,7 @@ class TopicService:
         matrix = vi.matrix if all_alive else vi.matrix[rows]
         pos = np.searchsorted(kw.cids, vi.cids[rows])
         pos = np.minimum(pos, len(kw.cids) - 1)
-        owners = [kw.entities[p] for p in pos.tolist()]
+        owners = [kw.entity(p) for p in pos.tolist()]
         # Chunks of one note have consecutive cids, so their rows form runs: sum each run.
         starts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]]
         sums = np.add.reduceat(matrix, starts, axis=0, dtype=np.float32)  # float16 rows

@@ -11,13 +11,22 @@ filtered queries, whose allowed rows it scores directly, so a filter never shrin
 result below top_k. For unfiltered queries on vaults past `hnsw_min` chunks an approximate
 index (vss HNSW in a disposable side file, see kbtui/store/hnsw.py) answers instead, once it
 is built and in step with the store.
+
+The matrix is written to a side file next to the index (kbtui/store/side_arrays.py) and the
+next start maps it rather than reading every vector from DuckDB (100k chunks: 0.9 s): its
+pages are the OS's page cache, not a copy in this process. Chunk ids are never reused, so a
+file made earlier holds the right vector for every chunk it has that still has one; the
+first sync masks the rest and reads the vectors added since, and past STALE_FRACTION of
+either the file is written again. A write that replaces stored vectors (another model)
+changes the stamp the file is checked against, so it is rebuilt.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import simsimd
@@ -26,12 +35,15 @@ from kbtui.models import EMBED_DIM
 from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
 from kbtui.store.memory import give_back_freed_memory
+from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_state import STALE_FRACTION
 
 log = logging.getLogger("kbtui.vectors")
 
 VECTOR_DTYPE = np.float16
 LOAD_BATCH = 16_384  # vectors converted per store read: the float32 copy stays small
 FEW = 1_024  # up to this many new vectors are read by id, not by cid range
+SIDE_FILE = "vectors.f16.arrays"
 
 
 def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -57,7 +69,14 @@ class AnnIndex(Protocol):
 
 
 class VectorIndex:
-    def __init__(self, store: Store, ann: AnnIndex | None = None, ann_min: int = 150_000):
+    def __init__(
+        self,
+        store: Store,
+        ann: AnnIndex | None = None,
+        ann_min: int = 150_000,
+        side_files: bool = True,
+    ):
+        """`side_files=False`: load from the store, never read or write a side file."""
         self.store = store
         self.ann = ann
         self.ann_min = ann_min
@@ -67,7 +86,44 @@ class VectorIndex:
         self.cids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)
         self.alive = np.zeros(0, dtype=bool)
-        self.sync()
+        stamp = store.side_stamp("vectors") if side_files else None
+        side = store.side_path(SIDE_FILE) if stamp is not None else None
+        loaded = side is not None and stamp is not None and self._load_side(side, stamp)
+        changed = self._sync()
+        stale = not loaded or changed > STALE_FRACTION * max(len(self.cids), 1000)
+        if side is not None and stamp is not None and len(self.cids) and stale:
+            self._write_side(side, stamp)
+
+    def _load_side(self, path: Path, stamp: dict[str, Any]) -> bool:
+        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"))
+        if arrays is None:
+            return False
+        cids, matrix = arrays["cids"], arrays["matrix"]
+        if not self.store.same_chunks(cids, arrays["fingerprints"]):
+            return False
+        if matrix.dtype != VECTOR_DTYPE or matrix.shape != (len(cids), EMBED_DIM):
+            return False
+        self.cids, self.matrix = cids, matrix
+        self.alive = np.ones(len(cids), dtype=bool)
+        return True
+
+    def _write_side(self, path: Path, stamp: dict[str, Any]) -> None:
+        """Write the live rows and map them in place of the arrays in RAM."""
+        with self._lock:
+            keep = self.alive
+            cids, matrix = (
+                (self.cids, self.matrix) if keep.all() else (self.cids[keep], self.matrix[keep])
+            )
+            arrays: dict[str, np.ndarray] = {
+                "cids": cids,
+                "matrix": matrix,
+                "fingerprints": self.store.fingerprints_of(cids),
+            }
+            write_arrays(path, arrays, stamp)
+            del arrays
+            del cids, matrix
+            if not self._load_side(path, stamp):
+                log.warning("the vectors' side file %s could not be read back", path)
 
     @property
     def size(self) -> int:
@@ -75,11 +131,17 @@ class VectorIndex:
 
     def sync(self) -> None:
         """Load vectors embedded since the last call and drop the ones that went away."""
+        self._sync()
+
+    def _sync(self) -> int:
+        """sync(); returns how many rows were added or dropped."""
         if self._generation == self.store.generation:
-            return
+            return 0
         with self._lock:
             generation = self.store.generation
+            before = self.size
             added = self._changes()
+            changed = before - self.size + len(added)
             if len(added) and (not len(self.cids) or added[0] > self.cids[-1]):
                 # new chunks (a save): appended, the rows of the old ones stay until compacted
                 new_cids, new_vecs = self._load(added)
@@ -100,6 +162,7 @@ class VectorIndex:
             if self.ann is not None and self.ann.ready:
                 self.ann.sync()
             self._generation = generation
+        return changed
 
     def _changes(self) -> np.ndarray:
         """Marks the rows whose chunks went away dead and returns the sorted cids given a

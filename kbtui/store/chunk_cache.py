@@ -8,7 +8,9 @@ str), and the integers are numpy columns. The text buffers live in unlinked temp
 beside the index, mapped into memory: only the pages of the texts a read returns count in the
 process's RAM, and the OS drops them under pressure (reading a mapped page costs microseconds,
 a DuckDB point read ~1 ms). A file without a name cannot outlive the process or be reused
-stale: every start writes it afresh from the table (tests/test_chunk_cache.py, test_crash.py).
+stale (tests/test_chunk_cache.py, test_crash.py). What a start needs is mapped from a named,
+checked side file instead of read from the table when there is one (chunk_side.py); rows
+added since go to the unnamed buffers.
 The rows of the notes that have chunks are kept too, with their tags (a point read of notes
 plus tags cost ~2.5 ms). Only the store fills it, with rows it read by SQL.
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import mmap
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -61,15 +63,26 @@ class Texts:
     With `folder`, the buffer is an unlinked temporary file there, memory-mapped (see the
     module docstring); without, a bytes object."""
 
-    def __init__(self, values: Sequence[str] = (), folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        values: Sequence[str] = (),
+        folder: Path | None = None,
+        base: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """`base`: (UTF-8 bytes, offsets) of strings already in a buffer (a mapped side file,
+        see chunk_side.py), followed by `values`."""
         self.folder = folder
         self._file: IO[bytes] | None = None
         self._map: mmap.mmap | None = None
         self._blob = b""
         self._size = 0
+        empty = (np.zeros(0, np.uint8), np.zeros(1, np.int64))
+        self._base: np.ndarray = (base or empty)[0]
+        offsets = (base or empty)[1]
+        self._base_bytes = int(offsets[-1])
         encoded = [v.encode() for v in values]
-        self.offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum([len(e) for e in encoded], out=self.offsets[1:])
+        ends = self._base_bytes + np.cumsum([len(e) for e in encoded], dtype=np.int64)
+        self.offsets = np.concatenate([np.asarray(offsets, dtype=np.int64), ends])
         self._append(b"".join(encoded))
 
     def _append(self, data: bytes) -> None:
@@ -92,6 +105,9 @@ class Texts:
 
     def __getitem__(self, i: int) -> str:
         start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+        if end <= self._base_bytes:
+            return self._base[start:end].tobytes().decode()
+        start, end = start - self._base_bytes, end - self._base_bytes
         if self.folder is None or self._map is None:
             return self._blob[start:end].decode()
         return self._map[start:end].decode()
@@ -101,6 +117,15 @@ class Texts:
         ends = self.offsets[-1] + np.cumsum([len(e) for e in encoded], dtype=np.int64)
         self.offsets = np.concatenate([self.offsets, ends])
         self._append(b"".join(encoded))
+
+    def data(self) -> np.ndarray:
+        """Every string's bytes, one after the other (what `offsets` index)."""
+        if self.folder is None or self._file is None:
+            tail = self._blob
+        else:
+            self._file.seek(0)
+            tail = self._file.read(self._size)
+        return np.concatenate([self._base, np.frombuffer(tail, dtype=np.uint8)])
 
     def take(self, rows: np.ndarray) -> Texts:
         return Texts([self[int(i)] for i in rows], self.folder)
@@ -131,6 +156,32 @@ class ChunkCache:
         self.entities: list[str] = []
         self.codes: dict[str, int] = {}
         self.notes: dict[str, tuple[Any, ...]] = {}  # NOTE_KEYS values, then the sorted tags
+        self._packed: tuple[np.ndarray, np.ndarray, Callable[[bytes], tuple[Any, ...]]] | None
+        self._packed = None  # note rows of a side file, by entity code (chunk_side.py)
+        self._packed_ok = np.zeros(0, dtype=bool)  # False: read again since, see `notes`
+
+    def packed_notes(
+        self, data: np.ndarray, offsets: np.ndarray, decode: Callable[[bytes], tuple[Any, ...]]
+    ) -> None:
+        """Note rows of entity code i at data[offsets[i]:offsets[i + 1]] (empty: none),
+        decoded by `decode` when first asked for."""
+        self._packed = (data, offsets, decode)
+        self._packed_ok = np.ones(len(offsets) - 1, dtype=bool)
+
+    def note(self, entity_id: str) -> tuple[Any, ...] | None:
+        """The note row of an entity with chunks here (NOTE_KEYS values, sorted tags)."""
+        note = self.notes.get(entity_id)
+        code = self.codes.get(entity_id)
+        if note is not None or self._packed is None or code is None:
+            return note
+        data, offsets, decode = self._packed
+        if code >= len(self._packed_ok) or not self._packed_ok[code]:
+            return None
+        raw = data[offsets[code] : offsets[code + 1]].tobytes()
+        if not raw:
+            return None
+        self.notes[entity_id] = note = decode(raw)
+        return note
 
     def missing(self, table_cids: np.ndarray) -> tuple[np.ndarray, set[str]]:
         """Mask rows the table lost; return the cids to read and the notes of lost rows."""
@@ -142,7 +193,7 @@ class ChunkCache:
             self._reset()
             return table_cids, set()
         if len(self.alive) - int(self.alive.sum()) > COMPACT_FRACTION * max(len(self.alive), 1000):
-            self._compact()
+            self.compact()
         return added, lost
 
     def set_notes(self, asked: set[str], found: dict[str, tuple[Any, ...]]) -> None:
@@ -150,6 +201,10 @@ class ChunkCache:
         for entity_id in asked - set(found):
             self.notes.pop(entity_id, None)
         self.notes.update(found)
+        for entity_id in asked:  # what the side file said of them is out of date
+            code = self.codes.get(entity_id)
+            if code is not None and code < len(self._packed_ok):
+                self._packed_ok[code] = False
 
     def add(self, rows: dict[str, np.ndarray]) -> None:
         """Append rows (columns cid, entity_id, *INT_FIELDS, *TEXT_FIELDS, ascending cid)."""
@@ -166,7 +221,10 @@ class ChunkCache:
         for f in TEXT_FIELDS:
             self.texts[f].extend(list(rows[f]))
 
-    def _compact(self) -> None:
+    def compact(self) -> None:
+        """Drop the masked rows."""
+        if self.alive.all():
+            return
         keep = np.flatnonzero(self.alive)
         self.cids, self.entity, self.ints = self.cids[keep], self.entity[keep], self.ints[keep]
         self.alive = np.ones(len(keep), dtype=bool)
@@ -175,6 +233,10 @@ class ChunkCache:
             texts.close()
         live = {self.entities[c] for c in np.unique(self.entity)}
         self.notes = {e: v for e, v in self.notes.items() if e in live}
+        if self._packed is not None:  # entities no chunk has any more: forget their rows
+            gone = np.ones(len(self._packed_ok), dtype=bool)
+            gone[np.unique(self.entity[self.entity < len(gone)])] = False
+            self._packed_ok &= ~gone
 
     def close(self) -> None:
         for texts in self.texts.values():
@@ -182,7 +244,7 @@ class ChunkCache:
 
     def row(self, i: int) -> dict[str, Any] | None:
         entity_id = self.entities[int(self.entity[i])]
-        note = self.notes.get(entity_id)
+        note = self.note(entity_id)
         if note is None:
             return None
         index, start, end = (int(v) for v in self.ints[i])

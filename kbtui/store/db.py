@@ -33,6 +33,7 @@ from kbtui.store.recover import (
     classified,
     set_aside,
 )
+from kbtui.store.side_state import SideState
 from kbtui.store.verify import Snapshot, snapshot
 
 SCHEMA_VERSION = 7
@@ -61,8 +62,14 @@ DatabaseError = duckdb.Error  # what a failing query raises; callers need not im
 # all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
 # in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
 # Memory"), so it grows with the chunks the index holds at open, and leaves room for growth.
+# The damage check at open (check_tables) reads every table once: with the cap above, the
+# pool kept all those pages (100k chunks: 112 MB), a second copy of what the side files and
+# the chunk cache hold. It runs under CHECK_MEMORY instead, so it keeps no more than that;
+# the cap is set again after it, before anything (an HNSW attach) could mind a change. A
+# cap this small for good broke indexing (100k chunks: Out of Memory at 64 and 128 MB).
 MEMORY_BASE = 256 * 2**20
 MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
+CHECK_MEMORY = "32MiB"
 
 
 def memory_limit(chunks: int) -> str:
@@ -78,7 +85,7 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites):
+class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites):
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
@@ -86,6 +93,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
 
     def __init__(self, db_path: Path, read_only: bool = False) -> None:
         self.path = db_path
+        self.read_only = read_only
         self.generation = 0
         self.text_generation = 0  # counts writes of notes and chunks only
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
@@ -113,12 +121,24 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
-            self.con.execute(f"SET memory_limit = '{memory_limit(self._estimated_chunks())}'")
+            limit = memory_limit(self._estimated_chunks())
+            self.con.execute(f"SET memory_limit = '{limit}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
                 self._migrate()
-            check_tables(self.con)
-            self._next_cid = int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks"))
+            self._next_cid = max(
+                int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks")),
+                int(self.meta("next_cid") or 0),
+            )
+            try:
+                self.con.execute(f"SET memory_limit = '{CHECK_MEMORY}'")
+                check_tables(self.con)
+                self._read_at_open()
+            except duckdb.OutOfMemoryException:  # too small for this index: the usual cap
+                self.con.execute(f"SET memory_limit = '{limit}'")
+                check_tables(self.con)
+                self._read_at_open()
+            self.con.execute(f"SET memory_limit = '{limit}'")
         except duckdb.Error as exc:
             self.con.close()
             raise classified(exc, self.path) from exc
@@ -162,6 +182,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
                 if number == 6:  # the path tables start from the relationships there are
                     graph_paths.rebuild(self.con)
                 self.set_meta("schema_version", str(number))
+        self._ensure_index_id()
         self._check_graph_keys()
 
     @contextmanager
@@ -223,6 +244,7 @@ class Store(ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites
             self._insert_chunks(batch)
             hashes = sorted({h for w in batch for h in w.chunk_hashes})
             reused = self._reuse_vectors(hashes, first_cid)
+            self.set_meta("next_cid", str(self._next_cid))  # ids are never handed out again
             self._delete_entities(old_ids, before_cid=first_cid)
             self.carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
             rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}

@@ -44,6 +44,8 @@ class EmbeddingWrites:
     def transaction(self) -> AbstractContextManager[None]:
         raise NotImplementedError  # Store's
 
+    def _bump_vectors_epoch(self) -> None: ...  # SideState's
+
     def reset_embeddings_for_model(self, model_id: str) -> bool:
         """Drop vectors made by another model. Returns True when any were dropped."""
         previous = self.meta("embed_model")
@@ -54,6 +56,7 @@ class EmbeddingWrites:
             if previous is not None:
                 self._pending_from = 0
                 self.con.execute("UPDATE chunks SET embedding = NULL")
+                self._bump_vectors_epoch()
             self.set_meta("embed_model", model_id)
         self.vector_log, self.vector_epoch = array("q"), self.vector_epoch + 1
         return previous is not None
@@ -133,6 +136,12 @@ class EmbeddingWrites:
         self.con.register("_vec", flat)
         try:
             with self.transaction():
+                rewritten = self.con.execute(
+                    """SELECT count(*) FROM chunks WHERE embedding IS NOT NULL
+                       AND cid IN (SELECT r FROM _vec)"""
+                ).fetchone()
+                if rewritten and rewritten[0]:  # vectors replaced, not added
+                    self._bump_vectors_epoch()
                 self.con.execute(f"""
                     UPDATE chunks SET embedding = s.e FROM (
                         SELECT r, array_agg(v ORDER BY j)::FLOAT[{EMBED_DIM}] AS e

@@ -17,7 +17,10 @@ import numpy as np
 
 from kbtui.models import EMBED_DIM, SearchFilters
 from kbtui.store.chunk_cache import NOTE_FIELDS, NOTE_KEYS, ChunkCache
+from kbtui.store.chunk_side import SIDE_FILE as CHUNKS_FILE
+from kbtui.store.chunk_side import load_cache, write_cache
 from kbtui.store.memory import give_back_freed_memory
+from kbtui.store.side_state import STALE_FRACTION
 
 
 class ReadQueries:
@@ -31,6 +34,14 @@ class ReadQueries:
     _chunk_cache: ChunkCache | None = None
     _chunk_cache_at = -1
     count_pending: Callable[[], int]  # EmbeddingWrites'
+    _embedded_at_open: np.ndarray | None = None
+    _chunk_side_due = 0  # rows of the mapped side file still true; past STALE_FRACTION: write
+
+    # SideState's (before this class in Store's bases)
+    side_stamp: Callable[[str], dict[str, Any] | None]
+    side_path: Callable[[str], Path]
+    same_chunks: Callable[[np.ndarray, np.ndarray], bool]
+    fingerprints_of: Callable[[np.ndarray], np.ndarray]
 
     @contextmanager
     def _id_table(self, values: Sequence[Any] | np.ndarray, name: str = "_ids") -> Iterator[str]:
@@ -80,7 +91,17 @@ class ReadQueries:
             np.asarray(res["tf"], dtype=np.float32),
         )
 
+    def _read_at_open(self) -> None:
+        """At open, under the damage check's small pool cap (db.py): the reads of the vector
+        column every first answer makes (100k chunks: ~0.1 s each, and 30 MB of pages the
+        pool kept), kept until this process's first write (the file is locked to it)."""
+        res = self.con.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL").fetchnumpy()
+        self._embedded_at_open = np.sort(np.asarray(res["cid"], dtype=np.int64))  # no SQL sort
+        self.stats()
+
     def embedded_cids(self) -> np.ndarray:
+        if self.generation == 0 and self._embedded_at_open is not None:
+            return self._embedded_at_open
         res = self.con.execute(
             "SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid"
         ).fetchnumpy()
@@ -163,14 +184,23 @@ class ReadQueries:
         return self._chunks().details(cids)
 
     def _chunks(self) -> ChunkCache:
-        """The chunk cache, caught up with the table when notes were written since."""
+        """The chunk cache, caught up with the table when notes were written since; mapped
+        from its side file when there is one for this index (chunk_side.py), and written to
+        one after a first full read or when the file was far behind."""
         if self._chunk_cache is None:
-            self._chunk_cache = ChunkCache(self.path.parent)  # text files beside the index
+            stamp = self.side_stamp("chunks")
+            path = self.side_path(CHUNKS_FILE)
+            folder = self.path.parent  # text files beside the index
+            loaded = load_cache(path, stamp, self.same_chunks, folder) if stamp else None
+            self._chunk_cache = loaded or ChunkCache(folder)
+            self._chunk_side_due = 0 if loaded is None else len(loaded.cids)
         cache = self._chunk_cache
         if self._chunk_cache_at != self.text_generation:
             at = self.text_generation
             res = self.con.execute("SELECT cid FROM chunks ORDER BY cid").fetchnumpy()
+            before = int(cache.alive.sum())
             added, touched = cache.missing(np.asarray(res["cid"], dtype=np.int64))
+            self._chunk_side_due -= len(added) + before - int(cache.alive.sum())
             if len(added):
                 with self._id_table(added) as ids:
                     rows = self.con.execute(
@@ -186,7 +216,23 @@ class ReadQueries:
             if touched:
                 cache.set_notes(touched, self._note_rows(sorted(touched)))
             self._chunk_cache_at = at
-        return cache
+            if self._chunk_side_due <= (1 - STALE_FRACTION) * len(cache.cids):
+                self._write_chunk_side(cache)
+        return self._chunk_cache
+
+    def _write_chunk_side(self, cache: ChunkCache) -> None:
+        """Write the cache to its side file and map it in place of the cache in RAM."""
+        self._chunk_side_due = 2**62  # once per process, whatever happens next
+        stamp = self.side_stamp("chunks")
+        if stamp is None or not len(cache.cids):
+            return
+        path = self.side_path(CHUNKS_FILE)
+        if not write_cache(path, stamp, cache, self.fingerprints_of(cache.cids)):
+            return
+        loaded = load_cache(path, stamp, self.same_chunks, self.path.parent)
+        if loaded is not None:
+            cache.close()
+            self._chunk_cache = loaded
 
     def chunk_by_id(self, chunk_id: str) -> dict[str, Any] | None:
         row = self.con.execute(
@@ -220,8 +266,10 @@ class ReadQueries:
         """entity_id -> raw note row (NOTE_KEYS and "tags"), from RAM where it is kept (a note
         without chunks, an empty body, is not) and from the table otherwise, as long as the
         chunk cache is not loaded (see `note_chunks`)."""
-        kept = self._chunk_cache_notes()
-        rows = {e: kept[e] for e in entity_ids if e in kept}
+        rows: dict[str, tuple[Any, ...]] = {}
+        if self._chunk_cache is not None:
+            kept = self._chunks()
+            rows = {e: n for e in entity_ids if (n := kept.note(e)) is not None}
         if len(rows) < len(set(entity_ids)):
             rows.update(self._note_rows([e for e in entity_ids if e not in rows]))
         return {
@@ -241,17 +289,11 @@ class ReadQueries:
         return note
 
     def note_chunks(self, entity_id: str) -> list[dict[str, Any]]:
-        """A note's chunks in order: chunk_index, start/end offsets, content, cid, heading.
-
-        Read from the table until the chunk cache is loaded (by a search): loading it reads
-        every chunk (~0.6 s at 43k chunks), which the first note opened after a start (the
-        TUI, kb_get) need not wait for."""
+        """A note's chunks in order, from the table until a search loads the chunk cache
+        (~0.6 s at 43k chunks): the first note opened after a start need not wait for it."""
         if self._chunk_cache is None:
             return self._note_chunks_from_table(entity_id)
         return self._chunks().note_rows(entity_id)
-
-    def _chunk_cache_notes(self) -> dict[str, tuple[Any, ...]]:
-        return {} if self._chunk_cache is None else self._chunks().notes
 
     def _note_chunks_from_table(self, entity_id: str) -> list[dict[str, Any]]:
         """What `ChunkCache.note_rows` gives, from the table."""
@@ -302,6 +344,8 @@ class ReadQueries:
         return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
 
     def count_embedded(self) -> int:
+        if self.generation == 0 and self._embedded_at_open is not None:
+            return len(self._embedded_at_open)
         row = self.con.execute("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()
         return int(row[0]) if row else 0
 
