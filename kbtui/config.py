@@ -16,7 +16,10 @@ class Settings:
     index_dir: Path
     chunk_size: int = 500
     chunk_overlap: int = 50
-    embed_batch_size: int = 8  # least CPU per chunk with the int8 build (bench/embed_speed.py)
+    # one text a run: least CPU per chunk with the int8 build (9.5 ms vs 14.1 at 8, no padding;
+    # bench/embed_speed.py), and a text's vector does not depend on its batch-mates (dynamic
+    # quantisation scales activations per run)
+    embed_batch_size: int = 1
     embed_threads: int | None = None  # None: all cores
     imports_folder: str = "imports"  # where knowledge_import writes notes
     hnsw_min_chunks: int = 150_000  # below this, exact vector search is fast enough

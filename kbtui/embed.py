@@ -51,7 +51,7 @@ class FastEmbedder:
 
     def __init__(
         self,
-        batch_size: int = 8,
+        batch_size: int = 1,
         threads: int | None = None,
         cache_dir: Path | None = None,
         optimise: bool = True,
