@@ -264,3 +264,26 @@ def test_a_bad_chunk_cache_file_is_rebuilt(settings: Settings, damage: str) -> N
         assert path.exists() and (damage == "stale" or path.read_bytes() == original)
     finally:
         store.close()
+
+
+def test_a_chunk_cache_far_behind_is_rewritten_without_its_dead_rows(settings: Settings) -> None:
+    """Deleting a tenth of the notes after a start leaves the mapped cache with dead rows;
+    the rewrite drops them, and its fingerprints must be the kept rows' (they were taken
+    before the drop: 125 rows against 124 fingerprints, an IndexError in a search)."""
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    check_matches_table(store)
+    store = _reopened(store)
+    try:
+        assert not store._chunks().cids.flags.writeable  # mapped from the file
+        notes = sorted(settings.vault.rglob("*.md"))
+        for note in notes[: len(notes) // 10 + 1]:
+            note.unlink()
+        Indexer(settings, store, HashEmbedder()).run()
+        check_matches_table(store)  # caught up, past the threshold: rewritten and mapped
+        cache = store._chunks()
+        assert not cache.cids.flags.writeable and cache.alive.all()
+        store = _reopened(store)
+        check_matches_table(store)
+    finally:
+        store.close()

@@ -59,11 +59,15 @@ def _pack(values: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def write_cache(
-    path: Path, stamp: dict[str, Any], cache: ChunkCache, fingerprints: np.ndarray
+    path: Path,
+    stamp: dict[str, Any],
+    cache: ChunkCache,
+    fingerprints_of: Callable[[np.ndarray], np.ndarray],
 ) -> bool:
     """Write the cache's live rows; False (nothing written) when a note row would not
-    come back as it is."""
+    come back as it is. Fingerprints are taken after compacting (dead rows dropped)."""
     cache.compact()
+    fingerprints = fingerprints_of(cache.cids)
     notes = []
     for entity_id in cache.entities:
         note = cache.note(entity_id)

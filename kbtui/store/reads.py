@@ -227,7 +227,7 @@ class ReadQueries:
         if stamp is None or not len(cache.cids):
             return
         path = self.side_path(CHUNKS_FILE)
-        if not write_cache(path, stamp, cache, self.fingerprints_of(cache.cids)):
+        if not write_cache(path, stamp, cache, self.fingerprints_of):
             return
         loaded = load_cache(path, stamp, self.same_chunks, self.path.parent)
         if loaded is not None:
