@@ -65,6 +65,15 @@ def stem(result: dict[str, Any]) -> str:
     return Path(str(result["metadata"]["file_path"])).stem
 
 
+def server_params(vault: Path) -> StdioServerParameters:
+    """`kbtui mcp --vault vault` over stdio, as an assistant starts it."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
+        cwd=REPO,
+    )
+
+
 async def ask(session: ClientSession, qid: str, text: str, mode: Mode, t0: float) -> Answer:
     start = time.perf_counter()
     result = await session.call_tool("kb_search", {"query": text, "top_k": 10, "mode": mode})
@@ -90,11 +99,7 @@ async def serve_queries(
 ) -> ServerRun:
     """Start `kbtui mcp --vault vault`, send every (mode, {qid: text}) of `plan` in order
     from the moment `initialize` is answered, then the first `repeat` questions again."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
-        cwd=REPO,
-    )
+    params = server_params(vault)
     t0 = time.perf_counter()
     with errlog.open("w") as err:
         async with (
@@ -195,11 +200,7 @@ async def follow_unindexed(
     """Start the server on a vault with no index and cycle through the questions from the
     moment `initialize` is answered until the index is ready with every chunk embedded;
     then ask every question once more (`repeats`): the answers a ready server gives."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
-        cwd=REPO,
-    )
+    params = server_params(vault)
     t0 = time.perf_counter()
     items = list(queries.items())
     with errlog.open("w") as err:
