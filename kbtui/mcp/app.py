@@ -14,42 +14,19 @@ import io
 import logging
 import os
 import signal
-import sys
-import warnings
 from types import FrameType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 from mcp.server.stdio import stdio_server
 
-from kbtui.mcp.http import HttpServer
 from kbtui.mcp.server import build_server
 from kbtui.runtime.shared import SharedVault
 
+if TYPE_CHECKING:  # stdio never loads the HTTP stack
+    from kbtui.mcp.http import HttpServer
+
 log = logging.getLogger("kbtui.mcp")
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s]: %(message)s"
-
-
-def claim_stdout() -> BinaryIO:
-    """Take fd 1 for the protocol: returns a private duplicate and sends fd 1 to stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    return os.fdopen(protocol_fd, "wb")
-
-
-def setup_logging(level: str = "info", log_file: str | None = None) -> None:
-    """Logs go to stderr (and a file if asked), never to stdout."""
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if log_file:
-        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
-    logging.basicConfig(level=level.upper(), format=LOG_FORMAT, handlers=handlers, force=True)
-    # watchdog warns when `mkdir -p` creates nested folders faster than it adds watches; the
-    # watches are fine, the warning is noise on every merge (.archive/merged/<folder>).
-    warnings.filterwarnings("ignore", "Callback with id", RuntimeWarning, "watchdog")
-    if level.lower() != "debug":  # the SDK logs every request at INFO
-        for noisy in ("mcp", "httpx"):
-            logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 async def serve(handle: SharedVault, protocol_out: BinaryIO) -> None:
@@ -61,8 +38,9 @@ async def serve(handle: SharedVault, protocol_out: BinaryIO) -> None:
 
 
 def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
-    """Serve until stdin ends or SIGTERM/SIGINT, then shut down cleanly (the vault is already
-    open: `open_vault` started its runtime, or connected to its owner)."""
+    """Serve until stdin ends or SIGTERM/SIGINT, then shut down cleanly. The vault may still
+    be opening (`open_vault(background=True)`): `initialize` is answered meanwhile and the
+    first tool call waits for it."""
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         # The stdin reader blocks in a thread that cannot be cancelled, so a signal closes
@@ -77,8 +55,7 @@ def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
     previous: dict[int, Any] = {}
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous[sig] = signal.signal(sig, on_signal)
-    where = "" if handle.role == "owner" else f" through kbtui process {handle.owner_pid}"
-    log.info("serving %s over MCP (stdio)%s", handle.settings.vault, where)
+    log.info("serving %s over MCP (stdio)", handle.settings.vault)
     try:
         anyio.run(serve, handle, protocol_out)
     finally:

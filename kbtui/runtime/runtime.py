@@ -82,14 +82,17 @@ class VaultRuntime:
         self._read_deadline: float | None = None
 
     def start(self, catch_up: bool = True) -> None:
-        """Load the model, start watching, then index in the background. The watcher starts
+        """Start loading the model, start watching, then index in the background. The watcher starts
         first so that a change made while the first pass runs is queued, not missed.
 
         `catch_up=False` (a one-shot command): no first pass and the model loads on first use;
         the worker thread still waits for batches and `reindex` requests."""
+        preload = getattr(self.embedder, "preload", None)
         load = getattr(self.embedder, "load", None)
-        if catch_up and callable(load):
-            with self.lock:  # once, here: concurrent first embeds would each load the model
+        if catch_up and callable(preload):
+            preload()  # on its thread: the first embed (a query, the first pass) waits for it
+        elif catch_up and callable(load):
+            with self.lock:
                 load()
         if self.watcher is not None:
             self.watcher.start()
@@ -191,5 +194,8 @@ class VaultRuntime:
                 self._closed = True  # under the lock: a request either ran before or sees it
                 self.kb.close()
             log.info("closed the index of %s", self.settings.vault)
+            wait_for_model = getattr(self.embedder, "wait_for_preload", None)
+            if callable(wait_for_model):  # an interpreter exiting under an import fails
+                wait_for_model()
         finally:
             self._closing.release()

@@ -69,12 +69,15 @@ def repeatable(name: str, args: dict[str, Any] | None) -> bool:
 
 def open_vault(
     settings: Settings, embedder_factory: EmbedderFactory, *, watch: bool = True,
-    wait: float = START_WAIT,
+    wait: float = START_WAIT, background: bool = False,
 ) -> SharedVault:  # fmt: skip
     """For a long-lived front end (MCP server, TUI). As the owner: watcher, a catch-up pass
     at start, the socket. As a client: watches the owner and takes over the moment it exits.
-    `embedder_factory` is called only when this process comes to own the vault."""
-    return SharedVault(settings, embedder_factory, long_lived=True, watch=watch, wait=wait)
+    `embedder_factory` is called only when this process comes to own the vault. With
+    `background` the handle is returned at once and opens on a thread; calls wait for it."""
+    return SharedVault(
+        settings, embedder_factory, long_lived=True, watch=watch, wait=wait, background=background
+    )
 
 
 def open_vault_once(
@@ -96,6 +99,7 @@ class SharedVault:
         long_lived: bool,
         watch: bool,
         wait: float = START_WAIT,
+        background: bool = False,
     ) -> None:
         self.settings = settings
         self.long_lived = long_lived
@@ -109,8 +113,13 @@ class SharedVault:
         self.runtime: VaultRuntime | None = None
         self.server: OwnerServer | None = None
         self.remote: RemoteVault | None = None
-        with self._lock:
-            self._acquire()
+        if background:
+            opener = threading.Thread(target=self._open_in_background, name="kbtui-open")
+            opener.daemon = True
+            opener.start()
+        else:
+            with self._lock:
+                self._acquire()
 
     @property
     def role(self) -> str:
@@ -191,6 +200,9 @@ class SharedVault:
                 _owned.discard(str(self.settings.index_dir))
         if server is not None:
             server.close()
+        wait_for_model = getattr(self._embedder, "wait_for_preload", None)
+        if callable(wait_for_model):  # an open that failed may have left it loading:
+            wait_for_model()  # an interpreter exiting under an import aborts
 
     def __enter__(self) -> SharedVault:
         return self
@@ -223,7 +235,7 @@ class SharedVault:
             if self._closed:
                 raise VaultClosed("this vault handle is closed")
             if self.runtime is None and self.remote is None:
-                self._acquire()  # a takeover that failed before: try again now
+                self._acquire_or_say_why()  # an open or takeover that failed: try again now
             handle: VaultHandle | None = self.runtime or self.remote
             assert handle is not None
             return handle
@@ -242,6 +254,25 @@ class SharedVault:
             self._takeover(remote)
         except Exception:  # the next call tries again; say why now
             log.exception("cannot take over the vault")
+
+    def _open_in_background(self) -> None:
+        with self._lock:  # calls wait on this lock until the vault is open
+            if self._closed or self.runtime is not None or self.remote is not None:
+                return
+            try:
+                self._acquire()
+            except Exception as exc:  # every call says why, and tries again
+                log.error("cannot open the index of %s: %s", self.settings.vault, exc)
+
+    def _acquire_or_say_why(self) -> None:
+        """`_acquire` for a call: a failure (a damaged index, no model) is the call's answer."""
+        try:
+            self._acquire()
+        except OwnerUnavailable:
+            raise
+        except Exception as exc:
+            why = f"cannot open the index of {self.settings.vault}: {exc}"
+            raise OwnerUnavailable(why) from exc
 
     def _acquire(self) -> None:
         """Become the client of a live owner or the owner; retries while the file is held
@@ -279,6 +310,9 @@ class SharedVault:
             if key in _owned:  # DuckDB would open it again in this process: use its socket
                 raise StoreLockedError(f"{key} is open in this process")
             embedder = self._get_embedder()
+            preload = getattr(embedder, "preload", None)
+            if self.long_lived and callable(preload):
+                preload()  # the model loads while DuckDB opens the index
             runtime = VaultRuntime(
                 self.settings, embedder, watch=self.watch, approximate=self.long_lived
             )
