@@ -186,3 +186,18 @@ def test_a_file_changed_meanwhile_stops_before_any_write(tmp_path: Path) -> None
     with pytest.raises(WriteError, match="changed on disk"):
         write_all(tmp_path, edits)
     assert paths[0].read_bytes() == before[paths[0]]
+
+
+def test_a_note_is_scanned_only_when_every_word_of_a_name_is_in_it() -> None:
+    """The cheap test before parsing: all of a name's words, not just its first (a name's
+    non-ASCII words are not required: case folding may differ between re and str.lower)."""
+    from kbtui.vault.relink import words_of
+
+    names = name_pattern(["Have Replica Project", "Zoë Ström"])
+    assert names is not None
+    assert not names.may_occur(words_of("We have a plan for the replica."))
+    text = "We have Replica  project going, with ZOË STRÖM."
+    assert names.may_occur(words_of(text))
+    found = [text[s:e] for s, e in names.finditer(text, 0, len(text))]
+    assert found == ["have Replica  project", "ZOË STRÖM"]
+    assert names.may_occur(words_of("zoë and others"))  # its first word is enough

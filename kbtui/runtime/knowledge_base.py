@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from kbtui.config import Settings
@@ -34,6 +36,7 @@ class KnowledgeBase:
         store: Store,
         embedder: Embedder | None,
         ann: HnswSideIndex | None = None,
+        released: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -45,12 +48,18 @@ class KnowledgeBase:
         self.indexer = Indexer(settings, store, embedder)
         self.topics = TopicService(self.search_service)
         self.tools = Toolset(
-            VaultParts(settings, store, embedder, self.search_service, self.indexer, self.topics)
+            VaultParts(
+                settings, store, embedder, self.search_service, self.indexer, self.topics, released
+            )
         )
 
     @classmethod
     def open(
-        cls, settings: Settings, embedder: Embedder | None, approximate: bool = True
+        cls,
+        settings: Settings,
+        embedder: Embedder | None,
+        approximate: bool = True,
+        released: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> KnowledgeBase:
         """Opens (and migrates) the vault's index.
 
@@ -65,7 +74,7 @@ class KnowledgeBase:
         big = store.count_embedded() >= settings.hnsw_min_chunks
         if approximate and embedder is not None and model and big:
             ann = HnswSideIndex(store, settings.index_dir / HNSW_FILENAME, model)
-        kb = cls(settings, store, embedder, ann)
+        kb = cls(settings, store, embedder, ann, released)
         if ann is not None:
             kb._ann_thread = threading.Thread(target=kb._open_ann, name="hnsw", daemon=True)
             kb._ann_thread.start()

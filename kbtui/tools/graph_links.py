@@ -63,6 +63,7 @@ class LinkTools:
         self.store = writer.store
         self.vault = writer.vault
         self.index_dir = writer.graph.parts.settings.index_dir
+        self.released = writer.graph.parts.released
         self._notes: dict[str, _Note] = {}
 
     # -- kg_suggest_links -----------------------------------------------------------------
@@ -73,11 +74,14 @@ class LinkTools:
             row = self.graph.require(entity_id)
             owners = {_norm(n): entity_id for n in [row["name"], *row["aliases"]]}
             sources = [(eid, p) for eid, p in paths.items() if eid != entity_id]
-            suggestions = self._scan(owners, sources, set(), every=True)
+            with self.released():  # files only: searches and saves go on meanwhile
+                suggestions = self._scan(owners, sources, set(), every=True)
         else:
             owners = _unambiguous(self.store.name_owners())
             sources = list(paths.items())
-            suggestions = self._scan(owners, sources, self.store.linked_pairs(), every=False)
+            linked = self.store.linked_pairs()
+            with self.released():
+                suggestions = self._scan(owners, sources, linked, every=False)
             # longer names are the more certain suggestions
             suggestions.sort(key=lambda s: (-len(s["text"]), s["filePath"], s["line"]))
         total = len(suggestions)

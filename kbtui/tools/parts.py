@@ -6,6 +6,8 @@ module imports another's composer (no rings, type-only imports included).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from kbtui.config import Settings
@@ -24,3 +26,6 @@ class VaultParts:
     search: SearchService
     indexer: Indexer
     topics: TopicService
+    # Lets the store go while a tool reads only files (the unlinked-mentions scan of every
+    # note): the owner's other callers use the store meanwhile. Nothing to let go without one.
+    released: Callable[[], AbstractContextManager[None]] = nullcontext

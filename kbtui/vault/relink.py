@@ -135,20 +135,30 @@ class NameMatcher:
 
     def __init__(self, names: Iterable[str]) -> None:
         buckets: dict[str, set[str]] = {}
+        needs: dict[str, set[frozenset[str]]] = {}
         for raw in names:
             name = raw.strip()
             first = _WORD.match(name)
             if len(name) >= MIN_NAME and first is not None:  # ".NET"-like names: not matched
-                buckets.setdefault(first.group().lower(), set()).add(name)
+                key = first.group().lower()
+                buckets.setdefault(key, set()).add(name)
+                # ASCII words only: a name's other words lower-case the same way in the note
+                need = frozenset(w for w in _WORD.findall(name.lower()) if w.isascii())
+                needs.setdefault(key, set()).add(need)
         self.patterns = {word: _pattern(group) for word, group in buckets.items()}
+        self.needs = needs
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def may_occur(self, words: AbstractSet[str]) -> bool:
-        """A cheap test before parsing a note: is any name's first word among its `words`
-        (see `words_of`)?"""
-        return not self.patterns.keys().isdisjoint(words)
+        """A cheap test before parsing a note: are all the words of some name among its
+        `words` (see `words_of`)? The first word alone let 4,679 of 6,600 notes through for
+        "Have Replica Project" ("have"), each parsed and scanned with the store locked."""
+        for first in self.patterns.keys() & words:
+            if any(need <= words for need in self.needs[first]):
+                return True
+        return False
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         """(start, end) of each name in text[start:end], longest first, not overlapping."""
