@@ -29,8 +29,6 @@ from kbtui.models import EMBED_DIM
 log = logging.getLogger("kbtui.embed")
 
 FASTEMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-MAX_WORKERS = 4  # parallel sessions for a long run of texts
-POOL_MIN_TEXTS = 32  # fewer (a saved note) go through the query's session
 TOKENIZER_SUBDIR = "embeddings/data/all-MiniLM-L6-v2-onnx-int8"
 
 
@@ -68,12 +66,6 @@ class FastEmbedder:
         self._model: Any = None
         self._loading = threading.Lock()  # one load, whichever thread asks first
         self._preload: threading.Thread | None = None
-        self._folder: Path | None = None
-        # Sessions of one intra-op thread each, made for a long run of texts (a first index)
-        # and dropped by release_pool(): one session with two threads used ~1 core.
-        self.workers = threads if threads is not None else min(MAX_WORKERS, _cores())
-        self._pool: list[Any] = []
-        self._pool_lock = threading.Lock()
 
     def preload(self) -> None:
         """Start loading the model on a thread: a one-shot command opens the index
@@ -103,79 +95,27 @@ class FastEmbedder:
         if self._model is None:
             from fastembed import TextEmbedding
 
-            self._folder, _ = prepare_model_dir(self.cache_dir, self.optimised)
-            self._model = _make_model(TextEmbedding, self._folder, self.threads)
+            folder, _ = prepare_model_dir(self.cache_dir, self.optimised)
+            self._model = TextEmbedding(
+                FASTEMBED_MODEL,
+                specific_model_path=str(folder),
+                local_files_only=True,
+                threads=self.threads,
+                lazy_load=True,  # the session is made once, below, with our options
+            )
+            _open_session(self._model.model, folder / "model.onnx", self.threads)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """L2-normalised vectors of `texts`, each embedded as if alone (batch size 1 gives
-        the same vector whatever else is embedded; sessions of 1 or 2 threads agree bit for
-        bit), so the pool's sessions give the same vectors as the query's."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.load()
         # Similar lengths in one batch: every text is padded to the batch's longest.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = np.empty((len(texts), self.dim), dtype=np.float32)
-        if self.workers > 1 and len(texts) >= POOL_MIN_TEXTS and self.batch_size == 1:
-            with self._pool_lock:
-                self._fill_pool()
-                parts = [order[w :: len(self._pool)] for w in range(len(self._pool))]
-                done: list[Any] = [None] * len(parts)
-
-                def run(w: int) -> None:
-                    try:
-                        got = self._pool[w].embed([texts[i] for i in parts[w]], batch_size=1)
-                        done[w] = np.stack(list(got))
-                    except Exception as exc:  # raised on the caller's thread, below
-                        done[w] = exc
-
-                threads = [threading.Thread(target=run, args=(w,)) for w in range(len(parts))]
-                for thread in threads:
-                    thread.start()
-                for thread in threads:
-                    thread.join()
-                for part, got in zip(parts, done, strict=True):
-                    if isinstance(got, Exception):
-                        raise got
-                    vectors[part] = got
-            return _normalise(vectors)
         embedded = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
         for i, vector in zip(order, embedded, strict=True):
             vectors[i] = vector
         return _normalise(vectors)
-
-    def _fill_pool(self) -> None:
-        from fastembed import TextEmbedding
-
-        assert self._folder is not None
-        while len(self._pool) < self.workers:
-            self._pool.append(_make_model(TextEmbedding, self._folder, 1))
-
-    def release_pool(self) -> None:
-        """Drop the pool's sessions (~25 MB each) once a long run is embedded: a server
-        that stays up all day keeps only the query's session."""
-        with self._pool_lock:
-            self._pool = []
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _make_model(text_embedding: Any, folder: Path, threads: int | None) -> Any:
-    """fastembed's model over the files in `folder`, with kbtui's session (`_open_session`)."""
-    model = text_embedding(
-        FASTEMBED_MODEL,
-        specific_model_path=str(folder),
-        local_files_only=True,
-        threads=threads,
-        lazy_load=True,  # the session is made once, below, with our options
-    )
-    _open_session(model.model, folder / "model.onnx", threads)
-    return model
 
 
 def _open_session(model: Any, path: Path, threads: int | None) -> None:

@@ -95,20 +95,3 @@ def test_the_session_sleeps_and_keeps_no_arena(real_embedder: FastEmbedder) -> N
     assert options.enable_cpu_mem_arena is False
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
-
-
-def test_a_long_run_is_embedded_by_a_pool_with_the_same_vectors(
-    real_embedder: FastEmbedder,
-) -> None:
-    """A first index embeds on every core (sessions of one thread each); the vectors are
-    those of the query's session, bit for bit, and the pool is dropped after the run."""
-    texts = [f"{TEXTS[i % len(TEXTS)]} (passage {i})" for i in range(40)]
-    alone = np.stack([real_embedder.embed([t])[0] for t in texts])
-    pooled = FastEmbedder(threads=2)
-    assert pooled.workers == 2
-    assert np.array_equal(pooled.embed(texts), alone)
-    assert len(pooled._pool) == 2
-    pooled.release_pool()
-    assert pooled._pool == []
-    assert np.array_equal(pooled.embed(texts[:3]), alone[:3])  # few texts: no pool
-    assert pooled._pool == []

@@ -204,9 +204,6 @@ class Indexer:
         finally:
             if report is not None:
                 report.chunks_embedded += done
-            release = getattr(self.embedder, "release_pool", None)
-            if callable(release):  # the parallel sessions of a long run: not kept all day
-                release()
         return done
 
     def _to_read(
