@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kbtui.embed_opt import OPTIMISER_VERSION, build_optimised
+from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 
 log = logging.getLogger("kbtui.embed")
@@ -100,6 +101,7 @@ class FastEmbedder:
                 threads=self.threads,
             )
             _stop_spinning(self._model.model)
+            give_back_freed_memory()  # the session fastembed opened and _stop_spinning closed
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:

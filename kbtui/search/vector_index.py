@@ -31,10 +31,10 @@ from typing import Any, Protocol
 import numpy as np
 import simsimd
 
+from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
-from kbtui.store.memory import give_back_freed_memory
 from kbtui.store.side_arrays import load_arrays, write_arrays
 from kbtui.store.side_state import STALE_FRACTION
 

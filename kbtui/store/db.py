@@ -67,9 +67,13 @@ DatabaseError = duckdb.Error  # what a failing query raises; callers need not im
 # the chunk cache hold. It runs under CHECK_MEMORY instead, so it keeps no more than that;
 # the cap is set again after it, before anything (an HNSW attach) could mind a change. A
 # cap this small for good broke indexing (100k chunks: Out of Memory at 64 and 128 MB).
+# Even so the pool kept CHECK_MEMORY's worth of the check's last pages (100k chunks: 28 MB
+# resident for the life of the process, read by nothing after); the cap goes down to
+# EVICT_MEMORY for a moment first, which makes DuckDB drop them (what stays pinned stays).
 MEMORY_BASE = 256 * 2**20
 MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
 CHECK_MEMORY = "32MiB"
+EVICT_MEMORY = "1MiB"
 
 
 def memory_limit(chunks: int) -> str:
@@ -138,6 +142,8 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 self.con.execute(f"SET memory_limit = '{limit}'")
                 check_tables(self.con)
                 self._read_at_open()
+            with suppress(duckdb.Error):  # it evicts what it can before it gives up
+                self.con.execute(f"SET memory_limit = '{EVICT_MEMORY}'")
             self.con.execute(f"SET memory_limit = '{limit}'")
         except duckdb.Error as exc:
             self.con.close()
