@@ -195,7 +195,7 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool = False) ->
     else:
         probes = HashEmbedder().embed([f"{a} {b}" for a in QUERIES for b in QUERIES[:5]])
     reference = float32_reference(kb)
-    served = "HNSW" if vi.use_ann() else f"exact {vi.matrix.dtype}"
+    served = "HNSW" if vi.use_ann() else f"exact {vi.base.dtype}"
     # kb_search asks for a 200-chunk pool and keeps the best 10: the recall a user sees.
     for k in (10, 200):
         recall = []
