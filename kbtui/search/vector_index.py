@@ -40,7 +40,7 @@ from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_arrays import load_arrays, mapped, write_arrays
 from kbtui.store.side_state import STALE_FRACTION
 
 log = logging.getLogger("kbtui.vectors")
@@ -49,6 +49,7 @@ VECTOR_DTYPE = np.float16
 LOAD_BATCH = 16_384  # vectors converted per store read: the float32 copy stays small
 FEW = 1_024  # up to this many new vectors are read by id, not by cid range
 SIDE_FILE = "vectors.f16.arrays"
+READ = ("fingerprints",)  # checked once at start: read, not mapped (side_arrays.py)
 
 
 def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -101,11 +102,11 @@ class VectorIndex:
             self._write_side(side, stamp)
 
     def _load_side(self, path: Path, stamp: dict[str, Any]) -> bool:
-        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"))
+        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"), read=READ)
         if arrays is None:
             return False
-        cids, matrix = arrays["cids"], arrays["matrix"]
-        if not self.store.same_chunks(cids, arrays["fingerprints"]):
+        cids, matrix = mapped(arrays, "cids"), mapped(arrays, "matrix")
+        if not self.store.same_chunks(cids, np.asarray(arrays["fingerprints"])):
             return False
         if matrix.dtype != VECTOR_DTYPE or matrix.shape != (len(cids), EMBED_DIM):
             return False
