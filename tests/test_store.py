@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from kbtui.store import Store, StoreError, StoreLockedError, db
@@ -102,6 +103,31 @@ def test_the_damage_check_at_open_leaves_no_table_pages_in_the_pool(tmp_path: Pa
         limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
         assert pages is not None and pages[0] <= 2 * 2**20, pages  # 20 MB without
         assert limit is not None and limit[0] == f"{memory_limit(200_000)[:-3]}.0 MiB"
+    finally:
+        store.close()
+
+
+def test_dropping_the_checks_pages_writes_no_unsaved_data_out(tmp_path: Path) -> None:
+    """Rows only in the WAL (a process that did not checkpoint) are in the pool, not the
+    file, after the replay at open: evicting them means writing them to temporary files.
+    The eviction after the check drops table pages only (a 1 MiB cap wrote the rows out,
+    and an index folder another user owned then failed every write)."""
+    path = tmp_path / "index.duckdb"
+    Store(path).close()
+    con = duckdb.connect(str(path))
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    con.execute(
+        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms)
+           SELECT i, 'n' || i, 'n' || i, 0, '', repeat(md5(i::VARCHAR), 4), 0, 0,
+                  md5(i::VARCHAR), 1 FROM range(1, 8001) t(i)"""
+    )
+    con.close()
+    assert path.with_name(path.name + ".wal").stat().st_size > 2**20
+    store = Store(path)
+    try:
+        assert store.con.execute("SELECT * FROM duckdb_temporary_files()").fetchall() == []
+        assert store.stats()["chunks"] == 8000
     finally:
         store.close()
 
