@@ -1,4 +1,4 @@
-"""Handing freed heap memory back to the OS after the bulk loads at open.
+"""Handing freed heap memory back to the OS after bulk loads: at open, an indexing pass.
 
 Filling the in-RAM indexes reads every chunk's text and vector through short-lived Python
 objects and DuckDB result buffers; glibc keeps the freed pages for reuse, so RSS stays near
