@@ -64,7 +64,38 @@ def rss_line(label: str) -> str:
     f = memory_fields()
     return (
         f"RSS {label}: {f['VmRSS']:.0f} MB (anon {f['RssAnon']:.0f}, "
-        f"mapped files {f['RssFile']:.0f}, peak {f['VmHWM']:.0f})"
+        f"mapped files {f['RssFile']:.0f}, peak {f['VmHWM']:.0f})\n  {mapped_files()}"
+    )
+
+
+def mapped_files() -> str:
+    """The mapped files' resident MB by kind, from /proc/self/smaps, each as private+shared
+    (private: pages only this process maps; shared: also mapped by another process, e.g. a
+    library another Python has loaded). File pages only (Rss less Anonymous): a library's
+    copied-on-write pages count as anon; these the OS can drop and read again."""
+    kinds: dict[str, list[float]] = {}
+    part: list[float] | None = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(None, 5)
+        if "-" in head[0] and len(head) > 4 and ":" not in head[0]:
+            path = head[5] if len(head) > 5 else ""
+            name = Path(path).name
+            kind = (
+                None
+                if not path.startswith("/")
+                else name
+                if name.endswith(".arrays") or name == "model.onnx.data"
+                else "libraries"
+                if ".so" in name or name.endswith(".duckdb_extension")
+                else "other files"
+            )
+            part = None if kind is None else kinds.setdefault(kind, [0.0, 0.0, 0.0])
+        elif part is not None and head[0] in ("Rss:", "Anonymous:"):
+            part[0] += (1 if head[0] == "Rss:" else -1) * int(head[1]) / 1024
+        elif part is not None and head[0] in ("Shared_Clean:", "Shared_Dirty:"):
+            part[1] += int(head[1]) / 1024
+    return "mapped: " + ", ".join(
+        f"{k} {f:.0f} ({f - s:.0f}+{s:.0f})" for k, (f, s, _) in sorted(kinds.items()) if f >= 0.5
     )
 
 
@@ -195,7 +226,7 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool = False) ->
     else:
         probes = HashEmbedder().embed([f"{a} {b}" for a in QUERIES for b in QUERIES[:5]])
     reference = float32_reference(kb)
-    served = "HNSW" if vi.use_ann() else f"exact {vi.matrix.dtype}"
+    served = "HNSW" if vi.use_ann() else f"exact {vi.base.dtype}"
     # kb_search asks for a 200-chunk pool and keeps the best 10: the recall a user sees.
     for k in (10, 200):
         recall = []

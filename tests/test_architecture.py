@@ -3,8 +3,8 @@
 Every import counts: module level, inside functions, and type-only (`if TYPE_CHECKING:`).
 - A package imports only its own modules and packages of lower layers (README, "How the code
   is laid out"): front ends -> runtime -> tools -> search | indexing -> store | vault | graph |
-  embed -> tokenize | embed_opt -> models | config. Packages of one layer do not import each
-  other.
+  embed -> tokenize | embed_opt | cells | memory -> models | config. Packages of one layer
+  do not import each other.
 - Only kbtui.store imports duckdb; only kbtui.tui imports textual.
 - No import cycles among kbtui's modules outside the TUI.
 The checker runs on kbtui and, to show it can fail, on small trees with a wrong import.
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent / "kbtui"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
-    ("tokenize", "embed_opt", "cells"),
+    ("tokenize", "embed_opt", "cells", "memory"),
     ("embed", "vault", "graph", "store"),
     ("search", "indexing"),
     ("tools",),

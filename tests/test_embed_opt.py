@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kbtui.embed import FastEmbedder, _optimised_ok, prepare_model_dir
-from kbtui.embed_opt import OPTIMISER_VERSION
+from kbtui.embed_opt import DATA_FILE, OPTIMISER_VERSION
 
 TEXTS = [
     "The watch firmware samples the accelerometer at 50 Hz to save battery.",
@@ -60,10 +60,24 @@ def test_an_altered_build_is_detected(tmp_path: Path, real_embedder: FastEmbedde
     shutil.copytree(folder, copy)
     tokenizer = copy / "tokenizer.json"
     assert _optimised_ok(copy, tokenizer)
-    with (copy / "model.onnx").open("r+b") as model:
-        model.seek(1000)
-        model.write(b"\0\0\0\0")
-    assert not _optimised_ok(copy, tokenizer)
+    for name in ("model.onnx", DATA_FILE):
+        part = tmp_path / name / folder.name
+        shutil.copytree(folder, part)
+        with (part / name).open("r+b") as model:
+            model.seek(1000)
+            model.write(b"\0\0\0\0")
+        assert not _optimised_ok(part, tokenizer), name
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="Linux's /proc")
+def test_the_word_embeddings_are_mapped_not_copied(real_embedder: FastEmbedder) -> None:
+    """The build keeps the 45 MB fp32 word-embedding table beside the graph, and onnxruntime
+    maps that file: a query touches a few of its rows, not all 45 MB of a heap copy."""
+    folder, _ = prepare_model_dir(optimise=True)
+    assert (folder / "model.onnx").stat().st_size < 16 * 2**20  # 55 MB with the table inside
+    assert (folder / DATA_FILE).stat().st_size > 40 * 2**20
+    real_embedder.embed(TEXTS[:1])
+    assert str(folder / DATA_FILE) in Path("/proc/self/maps").read_text()
 
 
 def test_an_altered_build_is_detected_after_a_trusted_start(
@@ -77,12 +91,16 @@ def test_an_altered_build_is_detected_after_a_trusted_start(
     assert _optimised_ok(copy, tokenizer)  # hashed, stamp recorded
     assert "stamp" in json.loads((copy / "kbtui_model.json").read_text())
     assert _optimised_ok(copy, tokenizer)  # trusted by its stamp
-    with (copy / "model.onnx").open("r+b") as model:
-        model.seek(2000)
-        model.write(b"\1\1\1\1")
-    assert not _optimised_ok(copy, tokenizer)
-    with (copy / "model.onnx").open("r+b") as model:
-        model.truncate(1000)
+    for name in ("model.onnx", DATA_FILE):
+        part = tmp_path / f"{name}-trusted" / folder.name
+        shutil.copytree(copy, part)  # mtimes kept: the stamp still holds
+        assert _optimised_ok(part, part / "tokenizer.json")
+        with (part / name).open("r+b") as model:
+            model.seek(2000)
+            model.write(b"\1\1\1\1")
+        assert not _optimised_ok(part, part / "tokenizer.json"), name
+    with (copy / DATA_FILE).open("r+b") as data:
+        data.truncate(1000)
     assert not _optimised_ok(copy, tokenizer)
 
 

@@ -20,7 +20,7 @@ from kbtui.search.vector_index import SIDE_FILE as VECTORS
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
 from kbtui.store.chunk_side import SIDE_FILE as CHUNKS
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_arrays import FileArray, load_arrays, write_arrays
 from kbtui.tokenize import query_terms
 from tests.test_chunk_cache import check_matches_table
 
@@ -75,13 +75,35 @@ def test_arrays_round_trip_and_a_bad_file_is_refused_and_removed(tmp_path: Path)
         assert load_arrays(path, {"id": "1"}, ()) is None and not path.exists(), damage
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="Linux's /proc")
+def test_arrays_read_from_the_file_are_read_and_then_closed(tmp_path: Path) -> None:
+    """Arrays named in `read` come back as FileArrays: sliced with pread, reading the file
+    that was checked even after a newer one is renamed over it, and its descriptor closed
+    once they are dropped."""
+    path = tmp_path / "x.arrays"
+    text = np.frombuffer("ünïcödé and more text".encode(), dtype=np.uint8)
+    arrays = {"t": text, "f": np.arange(7, dtype=np.float32), "m": np.ones((4, 3), np.float16)}
+    write_arrays(path, arrays, {"id": "1"})
+    fds = len(list(Path("/proc/self/fd").iterdir()))
+    got = load_arrays(path, {"id": "1"}, ("t", "f", "m"), read=("t", "f"))
+    assert got is not None
+    t, f = got["t"], got["f"]
+    assert isinstance(t, FileArray) and isinstance(f, FileArray) and len(t) == len(text)
+    assert t[0:6].tobytes().decode() == "ünïc" and np.array_equal(f[2:5], arrays["f"][2:5])
+    assert np.array_equal(np.asarray(f), arrays["f"]) and isinstance(got["m"], np.ndarray)
+    write_arrays(path, {**arrays, "f": -arrays["f"]}, {"id": "1"})  # a newer file, renamed
+    assert np.array_equal(f[:], arrays["f"])  # still the one that was checked
+    del got, t, f
+    assert len(list(Path("/proc/self/fd").iterdir())) == fds
+
+
 def test_a_second_start_maps_the_side_files(indexed: Store) -> None:
     first = _mapped(indexed)
     folder = indexed.path.parent
     assert (folder / KEYWORDS).exists() and (folder / VECTORS).exists()
     keywords, vectors = _mapped(indexed)
     assert isinstance(vectors.matrix.base, object) and not vectors.matrix.flags.writeable
-    assert not keywords.rows.flags.writeable  # the postings are the file's pages
+    assert isinstance(keywords.rows, FileArray)  # the postings are read from the file
     assert _answers(keywords, vectors) == _answers(*first) == _fresh(indexed)
 
 
@@ -216,6 +238,10 @@ def test_the_chunk_cache_is_mapped_at_the_next_open_and_says_what_the_table_says
     try:
         cache = store._chunks()
         assert not cache.cids.flags.writeable  # the file's pages, not rows read again
+        # texts and note rows are read from the file when shown, never mapped: a mapped
+        # page stays in RSS once touched (a whole 2 MB folio of them here)
+        assert all(isinstance(t._base, FileArray) for t in cache.texts.values() if len(t._base))
+        assert cache._packed is not None and isinstance(cache._packed[0], FileArray)
         assert cache.notes == {}  # note rows are decoded when first shown
         check_matches_table(store)
         for entity_id in {e for e, *_ in store.note_states().values()}:
@@ -287,3 +313,34 @@ def test_a_chunk_cache_far_behind_is_rewritten_without_its_dead_rows(settings: S
         check_matches_table(store)
     finally:
         store.close()
+
+
+def _heap_bytes(vectors: VectorIndex) -> int:
+    """Bytes of the vector index's arrays that live in this process's heap (not mapped)."""
+    arrays = [a for a in vars(vectors).values() if isinstance(a, np.ndarray)]
+    return sum(a.nbytes for a in arrays if a.flags.owndata)
+
+
+def test_a_save_keeps_the_mapped_matrix_mapped(settings: Settings, indexed: Store) -> None:
+    """The rows a save adds go beside the mapped matrix: appending to it copied the whole
+    matrix into the heap (100k chunks: +75 MB RSS after the first edit of the day), and a
+    start after any save did the same while catching up."""
+    _mapped(indexed)
+    vectors = VectorIndex(indexed)
+    mapped = vectors.matrix
+    assert not mapped.flags.owndata and not mapped.flags.writeable
+    (settings.vault / "people/andrei_clodius.md").write_text("# Andrei\n\nNow works on rust.\n")
+    (settings.vault / "concepts/new_idea.md").write_text("# New idea\n\nA watch battery.\n")
+    Indexer(settings, indexed, HashEmbedder()).run()
+    again = VectorIndex(indexed)  # a start after the save: the file plus what came since
+    for index in (vectors, again):
+        index.sync()
+        assert index.size > len(mapped) - 10  # the save's rows are in
+        assert _heap_bytes(index) < mapped.nbytes // 10, _heap_bytes(index)
+    assert any(a is mapped for a in vars(vectors).values())
+    assert _answers(KeywordIndex(indexed), vectors) == _answers(KeywordIndex(indexed), again)
+    assert _answers(KeywordIndex(indexed), again) == _fresh(indexed)
+    cid = int(again.cids[-1])  # a row of the appended part reads back as stored
+    stored = indexed.load_vectors(np.array([cid]))[1][0]
+    vector = again.vector(cid)
+    assert vector is not None and np.allclose(vector, stored, atol=1e-3)

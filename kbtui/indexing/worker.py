@@ -4,18 +4,17 @@ burst of saves costs one pass."""
 
 from __future__ import annotations
 
-import ctypes
 import logging
-import sys
 import threading
 import time
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager
 from typing import Any
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.indexing.watcher import MAX_PATHS, ChangeBatch
+from kbtui.memory import give_back_freed_memory
 from kbtui.models import IndexReport
 from kbtui.store import Store
 
@@ -165,7 +164,7 @@ class IndexWorker:
         self.passes += 1
         self.last_report = report
         if report.chunks_embedded or report.new or report.changed:
-            trim_heap()
+            give_back_freed_memory()  # what embedding a batch freed (~100 MB)
         self.state = "idle"
         if report.new or report.changed or report.deleted or report.renamed:
             self.last_change = time.time()
@@ -180,15 +179,6 @@ class IndexWorker:
         if writes_done:
             self.vault_read.set()
         self.state = "embedding" if phase == "embed" or writes_done else "indexing"
-
-
-def trim_heap() -> None:
-    """Give freed heap back to the OS after a pass. glibc keeps what embedding a batch freed
-    (~100 MB with the real model) and a server lives long; a no-op off glibc."""
-    if not sys.platform.startswith("linux"):
-        return
-    with suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _summary(report: IndexReport) -> dict[str, Any]:

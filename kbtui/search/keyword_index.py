@@ -7,7 +7,8 @@ when the delta or the dead rows pass a quarter of the index, it is rebuilt from 
 
 A build is written to a side file next to the index (kbtui/store/side_arrays.py) and the next
 start maps it instead of reading and sorting every posting (100k chunks: 0.68 s and a 200 MB
-peak): the arrays are the OS's page cache, and a query touches only its terms' pages. Chunk
+peak): the arrays are the OS's page cache, and a query reads only its terms' postings (with
+pread, so that they do not stay in RSS: see side_arrays.py). Chunk
 ids are never reused, so a side file made earlier still describes every chunk it holds; the
 chunks written since come in as the delta and the ones deleted since are masked, as in a
 sync. Past STALE_FRACTION of either at start, the index is rebuilt and the file rewritten.
@@ -25,13 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbtui.store import Store
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_arrays import Column, FileArray, load_arrays, mapped, write_arrays
 from kbtui.store.side_state import STALE_FRACTION
 
 BM25_K1 = 0.9
 BM25_B = 0.4
 REBUILD_FRACTION = 0.25
 SIDE_FILE = "keywords.arrays"
+READ = ("fingerprints", "rows", "tfs")  # read a term's run at a time, not mapped (side_arrays)
 
 
 @dataclass(frozen=True)
@@ -106,21 +108,21 @@ class KeywordIndex:
     def _arrays(self) -> dict[str, np.ndarray]:
         return {n: getattr(self, n) for n in self._arrays_names()}
 
-    def _set(self, arrays: dict[str, np.ndarray]) -> None:
+    def _set(self, arrays: dict[str, Column]) -> None:
         self.cids = np.asarray(arrays["cids"], dtype=np.int64)
         self.lengths = np.asarray(arrays["lengths"], dtype=np.float32)
         self.chunk_index = np.asarray(arrays["chunk_index"], dtype=np.int32)
-        self.fingerprints = np.asarray(arrays["fingerprints"], dtype=np.uint64)
+        self.fingerprints = _column(arrays["fingerprints"], np.uint64)
         self.entity_code = np.asarray(arrays["entity_code"], dtype=np.int32)
-        self.names, self.name_offsets = arrays["names"], arrays["name_offsets"]
+        self.names, self.name_offsets = mapped(arrays, "names"), mapped(arrays, "name_offsets")
         self.base_rows = len(self.cids)  # rows past this one are the delta's: `extra_entities`
         self.extra_entities: list[str] = []
         self.alive = np.ones(len(self.cids), dtype=bool)
         self.last_cid = int(self.cids[-1]) if len(self.cids) else 0
         self.terms = np.asarray(arrays["terms"], dtype=np.int64)
         self.offsets = np.asarray(arrays["offsets"], dtype=np.int64)
-        self.rows = np.asarray(arrays["rows"], dtype=np.int32)
-        self.tfs = np.asarray(arrays["tfs"], dtype=np.float32)
+        self.rows = _column(arrays["rows"], np.int32)
+        self.tfs = _column(arrays["tfs"], np.float32)
         self.delta: dict[int, list[tuple[int, float]]] = {}
         self.delta_rows = 0
         # note ordinals: a base row's entity code; a delta row's note counts on from the names
@@ -133,12 +135,15 @@ class KeywordIndex:
         """Map the side file if it was made from this index; False when there is none."""
         if self._side is None:
             return False
-        arrays = load_arrays(*self._side, tuple(self._arrays_names()))
+        arrays = load_arrays(*self._side, tuple(self._arrays_names()), read=READ)
         if arrays is None:
             return False
-        if not self.store.same_chunks(arrays["cids"], arrays["fingerprints"]):
+        if not self.store.same_chunks(mapped(arrays, "cids"), np.asarray(arrays["fingerprints"])):
             return False
-        self._set(arrays)
+        try:
+            self._set(arrays)
+        except ValueError:  # not as _build writes it: built again
+            return False
         return True
 
     def entity(self, row: int) -> str:
@@ -285,6 +290,15 @@ class KeywordIndex:
             rows = np.concatenate([rows, np.array([r for r, _ in extra], dtype=np.int32)])
             tfs = np.concatenate([tfs, np.array([f for _, f in extra], dtype=np.float32)])
         return rows, tfs
+
+
+def _column(array: Column, dtype: type[np.generic]) -> Column:
+    """`array` as `dtype`; a FileArray of another dtype (not written by _build) is refused."""
+    if isinstance(array, FileArray):
+        if array.dtype != dtype:
+            raise ValueError(f"side file array of {array.dtype}, not {np.dtype(dtype)}")
+        return array
+    return np.asarray(array, dtype=dtype)
 
 
 def _pack(values: list[str]) -> dict[str, np.ndarray]:

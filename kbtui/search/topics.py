@@ -74,7 +74,7 @@ class TopicService:
             rows = np.flatnonzero(row_mask(vi.cids, cids) & vi.alive)
             if len(rows):
                 placed.append(entity_id)
-                sums.append(vi.matrix[rows].sum(axis=0, dtype=np.float32))
+                sums.append(vi.take(rows).sum(axis=0, dtype=np.float32))
         if placed:
             labels, _ = assign(np.asarray(sums, dtype=np.float32), self.model.centroids)
             self._current.update(zip(placed, labels.tolist(), strict=True))
@@ -117,8 +117,8 @@ class TopicService:
         all_alive = vi.size == len(vi.alive)
         rows = np.flatnonzero(vi.alive)
         if not len(rows):
-            return [], np.zeros((0, vi.matrix.shape[1]), dtype=np.float32)
-        matrix = vi.matrix if all_alive else vi.matrix[rows]
+            return [], np.zeros((0, vi.base.shape[1]), dtype=np.float32)
+        matrix = vi.matrix if all_alive else vi.take(rows)
         pos = np.searchsorted(kw.cids, vi.cids[rows])
         pos = np.minimum(pos, len(kw.cids) - 1)
         owners = [kw.entity(p) for p in pos.tolist()]

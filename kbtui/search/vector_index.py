@@ -19,6 +19,11 @@ file made earlier holds the right vector for every chunk it has that still has o
 first sync masks the rest and reads the vectors added since, and past STALE_FRACTION of
 either the file is written again. A write that replaces stored vectors (another model)
 changes the stamp the file is checked against, so it is rebuilt.
+
+Rows added since (a save's chunks, appended: chunk ids only grow) go to a small second
+matrix, `extra`, scored after the mapped one, `base`: appending to the mapped matrix copied
+all of it into the heap, so the first save after a start (or a start after any save) raised
+RSS by the matrix's size (100k chunks: +75 MB for a one-note edit).
 """
 
 from __future__ import annotations
@@ -31,11 +36,11 @@ from typing import Any, Protocol
 import numpy as np
 import simsimd
 
+from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
-from kbtui.store.memory import give_back_freed_memory
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_arrays import load_arrays, mapped, write_arrays
 from kbtui.store.side_state import STALE_FRACTION
 
 log = logging.getLogger("kbtui.vectors")
@@ -44,6 +49,7 @@ VECTOR_DTYPE = np.float16
 LOAD_BATCH = 16_384  # vectors converted per store read: the float32 copy stays small
 FEW = 1_024  # up to this many new vectors are read by id, not by cid range
 SIDE_FILE = "vectors.f16.arrays"
+READ = ("fingerprints",)  # checked once at start: read, not mapped (side_arrays.py)
 
 
 def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -83,8 +89,9 @@ class VectorIndex:
         self._lock = threading.Lock()
         self._generation = -1
         self._log_at: tuple[int, int] | None = None  # (epoch, length) of the store's vector log
-        self.cids = np.zeros(0, dtype=np.int64)
-        self.matrix = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)
+        self.cids = np.zeros(0, dtype=np.int64)  # every row's chunk id, ascending
+        self.base = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)  # the first rows (mapped)
+        self.extra = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)  # the rows appended since
         self.alive = np.zeros(0, dtype=bool)
         stamp = store.side_stamp("vectors") if side_files else None
         side = store.side_path(SIDE_FILE) if stamp is not None else None
@@ -95,24 +102,55 @@ class VectorIndex:
             self._write_side(side, stamp)
 
     def _load_side(self, path: Path, stamp: dict[str, Any]) -> bool:
-        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"))
+        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"), read=READ)
         if arrays is None:
             return False
-        cids, matrix = arrays["cids"], arrays["matrix"]
-        if not self.store.same_chunks(cids, arrays["fingerprints"]):
+        cids, matrix = mapped(arrays, "cids"), mapped(arrays, "matrix")
+        if not self.store.same_chunks(cids, np.asarray(arrays["fingerprints"])):
             return False
         if matrix.dtype != VECTOR_DTYPE or matrix.shape != (len(cids), EMBED_DIM):
             return False
-        self.cids, self.matrix = cids, matrix
-        self.alive = np.ones(len(cids), dtype=bool)
+        self._set_rows(cids, matrix)
         return True
+
+    def _set_rows(self, cids: np.ndarray, matrix: np.ndarray) -> None:
+        self.cids, self.base = cids, matrix
+        self.extra = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)
+        self.alive = np.ones(len(cids), dtype=bool)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """Every row, as one array: the mapped one itself until rows are appended, then a
+        copy of both (for the rare readers of everything; searches use take() and scores())."""
+        return np.concatenate([self.base, self.extra]) if len(self.extra) else self.base
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """These rows (positions, as in `cids`), copied out of `base` and `extra`."""
+        rows = np.asarray(rows, dtype=np.int64)
+        n = len(self.base)
+        if not len(self.extra) or not len(rows) or int(rows.max()) < n:
+            picked: np.ndarray = self.base[rows]
+            return picked
+        out = np.empty((len(rows), EMBED_DIM), dtype=VECTOR_DTYPE)
+        low = rows < n
+        out[low] = self.base[rows[low]]
+        out[~low] = self.extra[rows[~low] - n]
+        return out
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """The query's dot product with every row."""
+        if not len(self.extra):
+            return dot(self.base, query)
+        return np.concatenate([dot(self.base, query), dot(self.extra, query)])
 
     def _write_side(self, path: Path, stamp: dict[str, Any]) -> None:
         """Write the live rows and map them in place of the arrays in RAM."""
         with self._lock:
             keep = self.alive
             cids, matrix = (
-                (self.cids, self.matrix) if keep.all() else (self.cids[keep], self.matrix[keep])
+                (self.cids, self.matrix)
+                if keep.all()
+                else (self.cids[keep], self.take(np.flatnonzero(keep)))
             )
             arrays: dict[str, np.ndarray] = {
                 "cids": cids,
@@ -146,19 +184,18 @@ class VectorIndex:
                 # new chunks (a save): appended, the rows of the old ones stay until compacted
                 new_cids, new_vecs = self._load(added)
                 self.cids = np.concatenate([self.cids, new_cids])
-                self.matrix = np.concatenate([self.matrix, new_vecs])
+                self.extra = np.concatenate([self.extra, new_vecs])
                 self.alive = np.concatenate([self.alive, np.ones(len(new_cids), dtype=bool)])
-            elif len(added):
+            elif len(added):  # older chunks given a vector (indexing): one sorted matrix
                 new_cids, new_vecs = self._load(added)
-                keep = self.alive
+                keep = np.flatnonzero(self.alive)
                 cids = np.concatenate([self.cids[keep], new_cids])
-                matrix = np.concatenate([self.matrix[keep], new_vecs])
+                matrix = np.concatenate([self.take(keep), new_vecs])
                 order = np.argsort(cids, kind="stable")
-                self.cids, self.matrix = cids[order], np.ascontiguousarray(matrix[order])
-                self.alive = np.ones(len(self.cids), dtype=bool)
+                self._set_rows(cids[order], np.ascontiguousarray(matrix[order]))
             if len(self.alive) - self.size > REBUILD_FRACTION * max(len(self.alive), 1000):
-                self.cids, self.matrix = self.cids[self.alive], self.matrix[self.alive]
-                self.alive = np.ones(len(self.cids), dtype=bool)
+                keep = np.flatnonzero(self.alive)
+                self._set_rows(self.cids[keep], self.take(keep))
             if self.ann is not None and self.ann.ready:
                 self.ann.sync()
             self._generation = generation
@@ -227,17 +264,17 @@ class VectorIndex:
             return []
         if allowed is None and len(self.alive) == self.size:  # the common case: no copies
             rows = None
-            sims = dot(self.matrix, query)
+            sims = self.scores(query)
         else:
             mask = self.alive if allowed is None else self.alive & row_mask(self.cids, allowed)
             rows = np.flatnonzero(mask)
             if not len(rows):
                 return []
             if len(rows) * 10 < len(mask):  # a narrow filter: score only the allowed rows
-                sims = dot(self.matrix[rows], query)
+                sims = dot(self.take(rows), query)
             else:  # gathering over a tenth of the rows costs more than scoring them all
                 # (300k chunks, 20% allowed: 52 ms gathered, 27 ms scored in full)
-                sims = dot(self.matrix, query)[rows]
+                sims = self.scores(query)[rows]
         top = np.argpartition(-sims, k - 1)[:k] if len(sims) > k else np.arange(len(sims))
         picked = top if rows is None else rows[top]
         order = np.lexsort((self.cids[picked], -sims[top]))
@@ -250,14 +287,14 @@ class VectorIndex:
         wanted = np.asarray(sorted(set(cids)), dtype=np.int64)
         mask = row_mask(self.cids, wanted) & self.alive
         rows = np.flatnonzero(mask)
-        sims = dot(self.matrix[rows], query)
+        sims = dot(self.take(rows), query)
         return {int(self.cids[r]): float(s) for r, s in zip(rows, sims, strict=True)}
 
     def vector(self, cid: int) -> np.ndarray | None:
         self.sync()
         pos = int(np.searchsorted(self.cids, cid))
         if pos < len(self.cids) and self.cids[pos] == cid and self.alive[pos]:
-            return np.asarray(self.matrix[pos], dtype=np.float32)
+            return np.asarray(self.take(np.array([pos]))[0], dtype=np.float32)
         return None
 
     def close(self) -> None:

@@ -31,6 +31,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from kbtui.store.side_arrays import Column
+
 COMPACT_FRACTION = 0.25
 TEXT_FIELDS = ("heading", "content", "shown")  # shown: "" when it is the content
 INT_FIELDS = ("chunk_index", "start_pos", "end_pos")
@@ -67,17 +69,17 @@ class Texts:
         self,
         values: Sequence[str] = (),
         folder: Path | None = None,
-        base: tuple[np.ndarray, np.ndarray] | None = None,
+        base: tuple[Column, np.ndarray] | None = None,
     ) -> None:
-        """`base`: (UTF-8 bytes, offsets) of strings already in a buffer (a mapped side file,
-        see chunk_side.py), followed by `values`."""
+        """`base`: (UTF-8 bytes, offsets) of strings already in a buffer (a side file, see
+        chunk_side.py), followed by `values`."""
         self.folder = folder
         self._file: IO[bytes] | None = None
         self._map: mmap.mmap | None = None
         self._blob = b""
         self._size = 0
         empty = (np.zeros(0, np.uint8), np.zeros(1, np.int64))
-        self._base: np.ndarray = (base or empty)[0]
+        self._base: Column = (base or empty)[0]
         offsets = (base or empty)[1]
         self._base_bytes = int(offsets[-1])
         encoded = [v.encode() for v in values]
@@ -125,7 +127,7 @@ class Texts:
         else:
             self._file.seek(0)
             tail = self._file.read(self._size)
-        return np.concatenate([self._base, np.frombuffer(tail, dtype=np.uint8)])
+        return np.concatenate([np.asarray(self._base), np.frombuffer(tail, dtype=np.uint8)])
 
     def take(self, rows: np.ndarray) -> Texts:
         return Texts([self[int(i)] for i in rows], self.folder)
@@ -156,12 +158,12 @@ class ChunkCache:
         self.entities: list[str] = []
         self.codes: dict[str, int] = {}
         self.notes: dict[str, tuple[Any, ...]] = {}  # NOTE_KEYS values, then the sorted tags
-        self._packed: tuple[np.ndarray, np.ndarray, Callable[[bytes], tuple[Any, ...]]] | None
+        self._packed: tuple[Column, np.ndarray, Callable[[bytes], tuple[Any, ...]]] | None
         self._packed = None  # note rows of a side file, by entity code (chunk_side.py)
         self._packed_ok = np.zeros(0, dtype=bool)  # False: read again since, see `notes`
 
     def packed_notes(
-        self, data: np.ndarray, offsets: np.ndarray, decode: Callable[[bytes], tuple[Any, ...]]
+        self, data: Column, offsets: np.ndarray, decode: Callable[[bytes], tuple[Any, ...]]
     ) -> None:
         """Note rows of entity code i at data[offsets[i]:offsets[i + 1]] (empty: none),
         decoded by `decode` when first asked for."""

@@ -4,8 +4,8 @@ Filling the cache from the table read every chunk's text and every note's row at
 search (100k chunks: 0.5-1 s, +150 MB of transient heap and 27 MB of DuckDB pages). The
 cache's columns are written here instead (kbtui/store/side_arrays.py: disposable, checked
 against the index's id and each chunk's content fingerprint) and a later start maps them:
-a search then touches only the pages of the texts it returns. Note rows are kept as one
-JSON document each, decoded the first time a note is shown.
+a search then reads only the texts it returns (with pread: see side_arrays.py). Note rows are
+kept as one JSON document each, read and decoded the first time a note is shown.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kbtui.store.chunk_cache import INT_FIELDS, NOTE_KEYS, TEXT_FIELDS, ChunkCache, Texts
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.side_arrays import load_arrays, mapped, write_arrays
 
 SIDE_FILE = "chunks.arrays"
 _TIMES = frozenset(i for i, k in enumerate(NOTE_KEYS) if k.endswith("_at"))
@@ -30,6 +30,7 @@ NAMES = (
     "ints",
     *(f"{f}_{part}" for f in (*TEXT_FIELDS, "entities", "notes") for part in ("bytes", "offsets")),
 )
+READ = ("fingerprints", "notes_bytes", *(f"{f}_bytes" for f in TEXT_FIELDS))  # not mapped
 
 
 def encode_note(note: tuple[Any, ...]) -> bytes:
@@ -98,22 +99,24 @@ def load_cache(
     folder: Path,
 ) -> ChunkCache | None:
     """The cache mapped from `path`, if it was written for this index and its chunks."""
-    arrays = load_arrays(path, stamp, NAMES)
-    if arrays is None or not same_chunks(arrays["cids"], arrays["fingerprints"]):
+    arrays = load_arrays(path, stamp, NAMES, read=READ)
+    if arrays is None:
+        return None
+    if not same_chunks(mapped(arrays, "cids"), np.asarray(arrays["fingerprints"])):
         return None
     cache = ChunkCache(folder)
-    cache.cids = arrays["cids"]
+    cache.cids = mapped(arrays, "cids")
     cache.alive = np.ones(len(cache.cids), dtype=bool)
-    cache.entity = arrays["entity"]
-    cache.ints = arrays["ints"].reshape(-1, len(INT_FIELDS))
+    cache.entity = mapped(arrays, "entity")
+    cache.ints = mapped(arrays, "ints").reshape(-1, len(INT_FIELDS))
     cache.texts = {
-        f: Texts(folder=folder, base=(arrays[f"{f}_bytes"], arrays[f"{f}_offsets"]))
+        f: Texts(folder=folder, base=(arrays[f"{f}_bytes"], mapped(arrays, f"{f}_offsets")))
         for f in TEXT_FIELDS
     }
-    names, offsets = arrays["entities_bytes"], arrays["entities_offsets"]
+    names, offsets = mapped(arrays, "entities_bytes"), mapped(arrays, "entities_offsets")
     cache.entities = [
         names[offsets[i] : offsets[i + 1]].tobytes().decode() for i in range(len(offsets) - 1)
     ]
     cache.codes = {e: i for i, e in enumerate(cache.entities)}
-    cache.packed_notes(arrays["notes_bytes"], arrays["notes_offsets"], decode_note)
+    cache.packed_notes(arrays["notes_bytes"], mapped(arrays, "notes_offsets"), decode_note)
     return cache

@@ -15,11 +15,11 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM, SearchFilters
 from kbtui.store.chunk_cache import NOTE_FIELDS, NOTE_KEYS, ChunkCache
 from kbtui.store.chunk_side import SIDE_FILE as CHUNKS_FILE
 from kbtui.store.chunk_side import load_cache, write_cache
-from kbtui.store.memory import give_back_freed_memory
 from kbtui.store.side_state import STALE_FRACTION
 
 

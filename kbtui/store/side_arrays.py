@@ -12,6 +12,14 @@ rebuilt from the store. A write goes to a temporary name first and is renamed ov
 only when whole, so a crash leaves the old file or the new one; a temporary file a killed
 writer left is removed by the next write. The checksum (crc32 of every byte after the
 header, read in blocks, not mapped) catches a file damaged on disk or cut short.
+
+Arrays a caller names in `read` are not mapped but read with pread when sliced (FileArray):
+the texts of the chunk cache, the keyword postings, the fingerprints checked once. A mapped
+page counts in the process's RSS from its first touch until it is unmapped, and this kernel
+maps a whole large page-cache folio (up to 2 MB, as the file's write or the checksum's read
+left it) for one touched byte: a search touched ten chunk texts and 12 MB of the texts'
+pages counted (100k chunks). Read, only the bytes asked for are copied; the file's pages
+stay the OS's page cache. What a search reads in full (the vector matrix) stays mapped.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import json
 import logging
 import mmap
 import os
+import weakref
 import zlib
 from pathlib import Path
 from typing import Any
@@ -31,6 +40,56 @@ MAGIC = b"KBTUIARR"
 FORMAT = 1
 ALIGN = 64
 BLOCK = 4 * 2**20
+
+
+class FileArray:
+    """A 1-D array in a side file, read from the file (os.pread) when sliced, never mapped.
+
+    The descriptor is closed when the last FileArray of the file is collected; a side file
+    replaced meanwhile (always by a rename) leaves it reading the old one, as a mapping
+    would."""
+
+    def __init__(self, fd: _Descriptor, offset: int, dtype: np.dtype[Any], length: int):
+        self._fd, self._offset, self.dtype, self._length = fd, offset, dtype, length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def nbytes(self) -> int:
+        return self._length * self.dtype.itemsize
+
+    def __getitem__(self, key: slice) -> np.ndarray:
+        start, stop, step = key.indices(self._length)
+        if step != 1:
+            raise IndexError("a FileArray is sliced in steps of 1")
+        size = max(stop - start, 0) * self.dtype.itemsize
+        data = os.pread(self._fd.fd, size, self._offset + start * self.dtype.itemsize)
+        if len(data) != size:
+            raise OSError("side file cut short while in use")
+        return np.frombuffer(data, self.dtype)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        whole = self[:]
+        return whole if dtype is None else whole.astype(dtype)
+
+
+class _Descriptor:
+    """A file descriptor closed when this is collected."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)
+
+
+Column = np.ndarray | FileArray  # a side file's array, mapped or read on demand
+
+
+def mapped(arrays: dict[str, Column], name: str) -> np.ndarray:
+    """The array `name` of load_arrays' answer, which the caller did not ask to read."""
+    array = arrays[name]
+    assert isinstance(array, np.ndarray), name
+    return array
 
 
 def _pad(n: int) -> int:
@@ -76,13 +135,13 @@ def write_arrays(path: Path, arrays: dict[str, np.ndarray], stamp: dict[str, Any
 
 
 def load_arrays(
-    path: Path, stamp: dict[str, Any], names: tuple[str, ...]
-) -> dict[str, np.ndarray] | None:
-    """The arrays of `path`, mapped read-only, if it was written for `stamp`, is whole and
-    holds every one of `names`; else None, and a file that exists but does not fit is
-    deleted."""
+    path: Path, stamp: dict[str, Any], names: tuple[str, ...], read: tuple[str, ...] = ()
+) -> dict[str, Column] | None:
+    """The arrays of `path`, mapped read-only (those named in `read`: FileArrays), if it
+    was written for `stamp`, is whole and holds every one of `names`; else None, and a file
+    that exists but does not fit is deleted."""
     try:
-        arrays = _load(path, stamp)
+        arrays = _load(path, stamp, read)
         if arrays is not None and not set(names) <= set(arrays):
             raise ValueError("arrays missing")
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -95,7 +154,7 @@ def load_arrays(
     return arrays
 
 
-def _load(path: Path, stamp: dict[str, Any]) -> dict[str, np.ndarray] | None:
+def _load(path: Path, stamp: dict[str, Any], read: tuple[str, ...]) -> dict[str, Column] | None:
     with open(path, "rb") as f:
         if f.read(len(MAGIC)) != MAGIC:
             raise ValueError("not a side file")
@@ -115,14 +174,17 @@ def _load(path: Path, stamp: dict[str, Any]) -> dict[str, np.ndarray] | None:
             raise ValueError("checksum mismatch")
         if not header["payload"]:
             return {s["name"]: np.zeros(s["shape"], s["dtype"]) for s in header["arrays"]}
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    out = {}
+        pages = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        fd = _Descriptor(os.dup(f.fileno())) if read else None  # the file just checked
+    out: dict[str, Column] = {}
     for spec in header["arrays"]:
         dtype, shape = np.dtype(spec["dtype"]), tuple(spec["shape"])
         count = int(np.prod(shape, dtype=np.int64))
+        offset = start + spec["offset"]
         if not count:
             out[spec["name"]] = np.zeros(shape, dtype)
-            continue
-        array = np.frombuffer(mapped, dtype, count, start + spec["offset"]).reshape(shape)
-        out[spec["name"]] = array  # keeps the mapping alive; unmapped when all are dropped
+        elif spec["name"] in read and fd is not None and len(shape) == 1:
+            out[spec["name"]] = FileArray(fd, offset, dtype, count)
+        else:  # keeps the mapping alive; unmapped when all its arrays are dropped
+            out[spec["name"]] = np.frombuffer(pages, dtype, count, offset).reshape(shape)
     return out

@@ -1,9 +1,11 @@
-"""Handing freed heap memory back to the OS after the bulk loads at open.
+"""Handing freed heap memory back to the OS after bulk loads: at open, an indexing pass.
 
 Filling the in-RAM indexes reads every chunk's text and vector through short-lived Python
 objects and DuckDB result buffers; glibc keeps the freed pages for reuse, so RSS stays near
 the loading peak (100k chunks: 660 MB after the first answer, 576 MB after malloc_trim).
-Elsewhere (macOS, musl) this does nothing.
+Loading the model is such a load too: fastembed opens an ONNX session that kbtui.embed
+replaces at once, and the first one's ~17 MB stayed in the heap. Elsewhere (macOS, musl)
+this does nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def _trim() -> Callable[[int], int] | None:
     return trim
 
 
-def give_back_freed_memory(rows: int) -> None:
+def give_back_freed_memory(rows: int = BULK_ROWS) -> None:
     """After a load of `rows` rows: return the heap's free pages to the OS (glibc)."""
     trim = _trim()
     if trim is not None and rows >= BULK_ROWS:
