@@ -5,6 +5,7 @@ One composition root per command."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -58,18 +59,22 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
     from kbtui.store import DatabaseError, StoreError
 
     settings = settings_for(vault)
-    with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
-        try:
-            if handle.role == "client":
-                err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
-                report = handle.reindex(embed=not no_embed)
-            else:
-                with _progress() as bar:
-                    report = handle.reindex(embed=not no_embed, progress=_bar_progress(bar))
-        except StoreError as exc:
-            raise click.ClickException(str(exc)) from exc
-        except DatabaseError as exc:  # e.g. a disk that filled up mid-pass: no traceback
-            raise click.ClickException(f"the index could not be written: {exc}") from exc
+    try:
+        with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
+            try:
+                if handle.role == "client":
+                    err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
+                    report = handle.reindex(embed=not no_embed)
+                else:
+                    with _progress() as bar:
+                        report = handle.reindex(embed=not no_embed, progress=_bar_progress(bar))
+            except StoreError as exc:
+                raise click.ClickException(str(exc)) from exc
+            except DatabaseError as exc:  # e.g. a disk that filled up mid-pass: no traceback
+                raise click.ClickException(f"the index could not be written: {exc}") from exc
+    except KeyboardInterrupt:  # every batch embedded so far is committed
+        err().print("interrupted: what was indexed is kept; `kbtui index` goes on from there")
+        sys.exit(130)
     if as_json:
         click.echo(json.dumps(asdict(report), indent=2))
     else:

@@ -169,13 +169,18 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """All or nothing. A Ctrl-C that DuckDB turns into "Query interrupted" inside it is
+        raised as the KeyboardInterrupt it was (not a traceback), after the rollback."""
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
+            self.con.execute("COMMIT")
+        except BaseException as exc:
+            with suppress(duckdb.Error):  # nothing to roll back if the COMMIT went through
+                self.con.execute("ROLLBACK")
+            if _interrupted(exc):
+                raise KeyboardInterrupt from exc
             raise
-        self.con.execute("COMMIT")
 
     def meta(self, key: str) -> str | None:
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
@@ -372,3 +377,10 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             "schema_version": SCHEMA_VERSION,
             "db_bytes": self.path.stat().st_size if self.path.exists() else 0,
         }
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """DuckDB's answer to a SIGINT during a query (InterruptException, or RuntimeError)."""
+    if isinstance(exc, duckdb.InterruptException):
+        return True
+    return isinstance(exc, RuntimeError) and "interrupted" in str(exc).lower()
