@@ -45,6 +45,9 @@ class ParsedNote:
     links: tuple[Link, ...]
     sections: tuple[tuple[int, str], ...]  # (body offset, heading path) where each section starts
     warnings: tuple[str, ...] = ()
+    # (token type, first line, end line) of the body's code blocks and tables, from the one
+    # markdown-it parse (kbtui.vault.meaning reads them); None: not parsed yet
+    blocks: tuple[tuple[str, int, int], ...] | None = None
 
     @property
     def folder(self) -> str:

@@ -66,6 +66,21 @@ def test_meaning_marks_long_code_and_number_tables_not_prose() -> None:
     assert meaning.reason(prose, prose) is None  # an empty span (properties chunk)
 
 
+def test_the_blocks_parse_note_found_judge_as_a_parse_of_its_own() -> None:
+    """The indexer passes parse_note's code blocks and tables to Meaning (one markdown-it
+    parse a note, not two): the spans are those Meaning finds by parsing the body itself."""
+    from kbtui.vault.parse import parse_note
+    from tests.conftest import VAULT_EXAMPLE
+
+    notes = [("cache.md", NOTE), ("odd.md", "| a |\n|---|\n| 1 |\n```\n" + CODE + "\n")]
+    notes += [(p.name, p.read_text(errors="replace")) for p in sorted(VAULT_EXAMPLE.rglob("*.md"))]
+    for name, text in notes:
+        note = parse_note(name, text)
+        assert note.blocks is not None
+        assert Meaning(note.body, note.blocks).spans == Meaning(note.body).spans, name
+    assert Meaning(NOTE, parse_note("cache.md", NOTE).blocks).spans  # it did find some
+
+
 def test_code_and_tables_are_found_by_keywords_not_embedded(
     tmp_path: Path, real_embedder: FastEmbedder
 ) -> None:

@@ -323,7 +323,7 @@ class Indexer:
             props = properties_chunk(note.frontmatter)
             chunks = [props] if props is not None else []
         hidden = HiddenText(note.body)
-        meaning = Meaning(note.body)
+        meaning = Meaning(note.body, note.blocks)
         # A properties chunk (empty span) is not body text: nothing of it is hidden.
         shown = [hidden.shown(c.start, c.end) if c.end > c.start else c.content for c in chunks]
         searched = [

@@ -21,6 +21,7 @@ of its own) is still known as code.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -46,11 +47,14 @@ def _blocks() -> MarkdownIt:
 class Meaning:
     """A note body's spans that carry no meaning for a model; `reason()` judges a chunk."""
 
-    def __init__(self, body: str) -> None:
+    def __init__(self, body: str, blocks: Sequence[tuple[str, int, int]] | None = None) -> None:
+        """`blocks`: the body's code blocks and tables as parse_note found them (ParsedNote.
+        blocks), which spares a second parse of every note (a third of a first index's
+        text pass on documentation); parsed here when not given."""
         self.body = body
         self.spans: list[tuple[int, int, str]] = []  # (start, end, kind), body offsets
         if "```" in body or "~~~" in body or "|" in body or "    " in body or "\t" in body:
-            self.spans.extend(_block_spans(body))
+            self.spans.extend(_block_spans(body, blocks))
         if "{{" in body or "{%" in body:
             self.spans.extend((m.start(), m.end(), MARKUP) for m in _SHORTCODE.finditer(body))
         self.spans.sort()
@@ -75,7 +79,11 @@ class Meaning:
         return max(counts, key=lambda k: counts[k])
 
 
-def _block_spans(body: str) -> list[tuple[int, int, str]]:
+def _block_spans(
+    body: str, blocks: Sequence[tuple[str, int, int]] | None
+) -> list[tuple[int, int, str]]:
+    if blocks is None:
+        blocks = [(t.type, t.map[0], t.map[1]) for t in _blocks().parse(body) if t.map]
     lines = [0]
     lines.extend(m.end() for m in re.finditer("\n", body))
 
@@ -83,13 +91,10 @@ def _block_spans(body: str) -> list[tuple[int, int, str]]:
         return lines[line] if line < len(lines) else len(body)
 
     spans: list[tuple[int, int, str]] = []
-    for token in _blocks().parse(body):
-        if token.map is None:
-            continue
-        first, last = token.map
-        if token.type in ("fence", "code_block") and last - first >= LONG_CODE_LINES:
+    for kind, first, last in blocks:
+        if kind in ("fence", "code_block") and last - first >= LONG_CODE_LINES:
             spans.append((offset(first), offset(last), CODE))
-        elif token.type == "table_open":
+        elif kind == "table_open":
             for line in range(first, last):
                 row = body[offset(line) : offset(line + 1)]
                 cells = _TABLE_CELL_MARKS.sub("", row)

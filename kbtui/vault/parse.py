@@ -54,6 +54,9 @@ RELATION_KEYS = frozenset(
 )
 
 
+BLOCK_KINDS = ("fence", "code_block", "table_open")  # what kbtui.vault.meaning weighs
+
+
 class NoteError(ValueError):
     """A note that cannot be indexed; the message is the reason shown to the user."""
 
@@ -91,6 +94,11 @@ def parse_note(path: str, text: str) -> ParsedNote:
         links=tuple(links),
         sections=tuple(sections),
         warnings=tuple(warnings),
+        blocks=tuple(
+            (t.type, t.map[0], t.map[1])
+            for t in tokens
+            if t.map is not None and t.type in BLOCK_KINDS
+        ),
     )
 
 
