@@ -16,6 +16,7 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.index_state import index_state
 from kbtui.search.service import SearchService
 from kbtui.store import Store
+from kbtui.vault.hidden import HiddenText
 from kbtui.vault.meaning import Meaning
 
 CODE = "\n".join(f"    frobnicate_{i}(cache, ttl={i * 3})  # warm" for i in range(200))
@@ -67,17 +68,20 @@ def test_meaning_marks_long_code_and_number_tables_not_prose() -> None:
 
 
 def test_the_blocks_parse_note_found_judge_as_a_parse_of_its_own() -> None:
-    """The indexer passes parse_note's code blocks and tables to Meaning (one markdown-it
-    parse a note, not two): the spans are those Meaning finds by parsing the body itself."""
+    """The indexer passes parse_note's code blocks and tables to Meaning and HiddenText (one
+    markdown-it parse a note, not three): the spans are those they find parsing themselves."""
     from kbtui.vault.parse import parse_note
     from tests.conftest import VAULT_EXAMPLE
 
     notes = [("cache.md", NOTE), ("odd.md", "| a |\n|---|\n| 1 |\n```\n" + CODE + "\n")]
+    notes.append(("html.md", "Text <b>x</b> %%hidden%%\n\n```\n<i>code</i> %%kept%%\n```\n"))
     notes += [(p.name, p.read_text(errors="replace")) for p in sorted(VAULT_EXAMPLE.rglob("*.md"))]
     for name, text in notes:
         note = parse_note(name, text)
         assert note.blocks is not None
         assert Meaning(note.body, note.blocks).spans == Meaning(note.body).spans, name
+        hidden = HiddenText(note.body, note.blocks).spans
+        assert hidden == HiddenText(note.body).spans, name
     assert Meaning(NOTE, parse_note("cache.md", NOTE).blocks).spans  # it did find some
 
 

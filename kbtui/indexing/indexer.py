@@ -322,7 +322,7 @@ class Indexer:
         if not chunks:
             props = properties_chunk(note.frontmatter)
             chunks = [props] if props is not None else []
-        hidden = HiddenText(note.body)
+        hidden = HiddenText(note.body, note.blocks)
         meaning = Meaning(note.body, note.blocks)
         # A properties chunk (empty span) is not body text: nothing of it is hidden.
         shown = [hidden.shown(c.start, c.end) if c.end > c.start else c.content for c in chunks]
