@@ -25,6 +25,7 @@ from kbtui.store.embeddings import EmbeddingWrites
 from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.link_queries import LinkQueries
+from kbtui.store.memory import CHECK_MEMORY, follow_growth, memory_limit
 from kbtui.store.reads import ReadQueries
 from kbtui.store.recover import (
     StoreDamagedError,
@@ -55,26 +56,6 @@ CHUNK_SELECT = (
 
 
 DatabaseError = duckdb.Error  # what a failing query raises; callers need not import duckdb
-
-# DuckDB's buffer pool, capped once at connect and never changed (changing it after the
-# HNSW side file is attached broke the attach). By default it may keep 80% of the machine's
-# RAM of table pages it has read: at 300k chunks ~1.5 GB after the in-RAM indexes are filled,
-# all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
-# in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
-# Memory"), so it grows with the chunks the index holds at open, and leaves room for growth.
-# The damage check at open (check_tables) reads every table once: with the cap above, the
-# pool kept all those pages (100k chunks: 112 MB), a second copy of what the side files and
-# the chunk cache hold. It runs under CHECK_MEMORY instead, so it keeps no more than that;
-# the cap is set again after it, before anything (an HNSW attach) could mind a change. A
-# cap this small for good broke indexing (100k chunks: Out of Memory at 64 and 128 MB).
-MEMORY_BASE = 256 * 2**20
-MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
-CHECK_MEMORY = "32MiB"
-
-
-def memory_limit(chunks: int) -> str:
-    """The buffer-pool cap for an index of `chunks` chunks, as DuckDB's setting reads it."""
-    return f"{(MEMORY_BASE + MEMORY_PER_CHUNK * chunks) // 2**20}MiB"
 
 
 def _column(values: list[Any]) -> np.ndarray:
@@ -121,7 +102,8 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
-            limit = memory_limit(self._estimated_chunks())
+            self._sized_for = self._estimated_chunks()  # chunks the buffer-pool cap is set for
+            limit = memory_limit(self._sized_for)
             self.con.execute(f"SET memory_limit = '{limit}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
@@ -285,6 +267,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             self._write_names(old_ids, batch)
             self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
         self._log_vectors(reused)
+        self._sized_for = follow_growth(self.con, self._sized_for, self._next_cid)
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         self.generation += 1

@@ -1,4 +1,4 @@
-"""Handing freed heap memory back to the OS after the bulk loads at open.
+"""DuckDB's buffer-pool cap, and handing freed heap memory back to the OS after bulk loads.
 
 Filling the in-RAM indexes reads every chunk's text and vector through short-lived Python
 objects and DuckDB result buffers; glibc keeps the freed pages for reuse, so RSS stays near
@@ -14,7 +14,48 @@ import functools
 import sys
 from collections.abc import Callable
 
+import duckdb
+
 BULK_ROWS = 10_000  # loads smaller than this leave too little to be worth a trim
+GROWTH = 2
+GROW_MIN = 20_000  # chunks: below this the cap of an empty index (256 MB) is plenty
+
+# DuckDB's buffer pool, capped at connect and never changed while an HNSW side file is
+# attached (changing it then broke the attach). By default it may keep 80% of the machine's
+# RAM of table pages it has read: at 300k chunks ~1.5 GB after the in-RAM indexes are filled,
+# all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
+# in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
+# Memory"), so it grows with the chunks the index holds at open, and leaves room for growth.
+# The damage check at open (check_tables) reads every table once: with the cap above, the
+# pool kept all those pages (100k chunks: 112 MB), a second copy of what the side files and
+# the chunk cache hold. It runs under CHECK_MEMORY instead, so it keeps no more than that;
+# the cap is set again after it, before anything (an HNSW attach) could mind a change. A
+# cap this small for good broke indexing (100k chunks: Out of Memory at 64 and 128 MB), and so
+# did the cap of an empty index for a first pass over a big vault (Out of Memory in a relink
+# 150k notes into a 180k-note, million-chunk vault at 256 MB): the cap follows the index as
+# it grows past GROWTH times the chunks it was set for (follow_growth).
+MEMORY_BASE = 256 * 2**20
+MEMORY_PER_CHUNK = 3 * 2**10  # the HNSW graph takes ~1.7 KB a vector (m=16)
+CHECK_MEMORY = "32MiB"
+
+
+def memory_limit(chunks: int) -> str:
+    """The buffer-pool cap for an index of `chunks` chunks, as DuckDB's setting reads it."""
+    return f"{(MEMORY_BASE + MEMORY_PER_CHUNK * chunks) // 2**20}MiB"
+
+
+def follow_growth(con: duckdb.DuckDBPyConnection, sized_for: int, chunks: int) -> int:
+    """Raise the cap for an index of `chunks` chunks once it holds over GROWTH times those it
+    was set for, unless an HNSW side file is attached. Returns the chunks it is set for."""
+    if chunks <= max(GROWTH * sized_for, GROW_MIN):
+        return sized_for
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'kbtui_hnsw%'"
+    ).fetchone()
+    if row and row[0]:
+        return sized_for
+    con.execute(f"SET memory_limit = '{memory_limit(chunks)}'")
+    return chunks
 
 
 @functools.cache
