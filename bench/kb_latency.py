@@ -298,8 +298,18 @@ def p(samples: list[float], q: float) -> float:
 
 
 def float32_reference(kb: KnowledgeBase) -> Any:
-    """q -> the exact top-10 cids in float32, straight from the store's vectors."""
-    cids, matrix = kb.store.load_vectors()
+    """q -> the exact top-10 cids in float32, straight from the store's vectors (read a cid
+    range at a time: one query for a million of them ran out of the store's memory cap)."""
+    embedded = kb.store.embedded_cids()
+    parts = [
+        kb.store.load_vector_range(
+            int(embedded[i]), int(embedded[min(i + 50_000, len(embedded)) - 1])
+        )
+        for i in range(0, len(embedded), 50_000)
+    ]
+    cids = np.concatenate([c for c, _ in parts])
+    matrix = np.concatenate([m for _, m in parts])
+    del parts
 
     def top10(q: np.ndarray) -> set[int]:
         sims = matrix @ np.asarray(q, dtype=np.float32)

@@ -339,3 +339,18 @@ def test_the_vector_index_rescores_candidates_with_its_matrix(
         expected = vectors.exact_search(q, 10)  # float16 scores, as the matrix gives them
         assert vectors.search(q, 10) == expected
     vectors.close()
+
+
+def test_not_ready_while_the_file_is_attached_and_checked(store: Store, settings: Settings) -> None:
+    """The check reads every vector (1M chunks: ~13 s); searches meanwhile go to exact
+    search (ready False) instead of waiting for the index's locks (first answer 18 s)."""
+    seen: list[bool] = []
+
+    class Probe(HnswSideIndex):
+        def _load(self, alias: str, verify: bool) -> None:
+            seen.append(self.ready)
+            super()._load(alias, verify)
+
+    index = Probe(store, settings.index_dir / SIDE, MODEL)
+    assert index.open() == "reused" and seen == [False] and index.ready
+    index.close()

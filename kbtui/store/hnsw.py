@@ -16,15 +16,13 @@ Measured with DuckDB 1.5.5 + vss (tests/test_hnsw.py holds the behaviour), and w
   .wal, is deleted, never attached. Read-only, it survives a crash of the app that uses it.
 - The query vector is a VARCHAR cast to FLOAT[n] (a list parameter costs 35 ms), and the
   search cursor turns late materialization off (its semi-join doubled p50 at 100k).
-- The graph holds the vectors projected on their first DIMS principal directions (basis from a
-  sample, kept in the file); a search rescores CANDIDATES neighbours exactly (`rescore`). vss
-  keeps FLOAT[n] copies in the graph: 100k realistic vectors +247 MB at 384 dims, +79 MB at
-  128, build a third, recall@10 0.995 after rescoring 200 (hnsw_build.py).
+- The graph holds the vectors projected on DIMS principal directions (basis in the file); a
+  search rescores CANDIDATES neighbours exactly (`rescore`). vss keeps FLOAT[n] copies: 100k
+  vectors +247 MB at 384 dims, +79 MB at 128 with a third of the build (hnsw_build.py).
 
 Threads: any method from any thread. Construct it while no other thread uses `store.con` (it
-takes three cursors). Searches share a cursor under a lock. Swapping in a rebuilt file (attach,
-load the graph) took up to 1 s at 100k on a loaded machine: `ready` is False meanwhile, and a
-search or sync already waiting is delayed by it.
+takes four cursors). Searches share a cursor under a lock. While a file is attached and
+checked, `ready` is False; a search or sync already waiting is delayed by it.
 """
 
 from __future__ import annotations
@@ -54,7 +52,7 @@ from kbtui.store.recover import StoreError
 log = logging.getLogger("kbtui.hnsw")
 FORMAT = 2  # 2: projected vectors and their basis
 DIMS = 128  # dimensions the graph holds (EMBED_DIM: the vectors themselves)
-CANDIDATES = 200  # projected neighbours rescored exactly per search
+CANDIDATES = 400  # projected neighbours rescored exactly per search (1M: 200 recalled 0.962)
 REBUILD_FRACTION = 0.25
 MIN_REBUILD_CHANGES = 32  # a rebuild starts a process: not for every saved note
 WARM_QUERIES = 48
@@ -139,13 +137,8 @@ class HnswSideIndex:
         return outcome
 
     def _identity(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "model": self.model_id,
-            "duckdb": duckdb.__version__,
-            "m": self.m,
-            "dims": self.dims,
-        }
+        identity = {"format": FORMAT, "model": self.model_id, "duckdb": duckdb.__version__}
+        return identity | {"m": self.m, "dims": self.dims}
 
     def _try_reuse(self) -> bool:
         try:
@@ -212,11 +205,20 @@ class HnswSideIndex:
             raise StoreError(f"HNSW build failed ({code}): {err.decode(errors='replace')[-400:]}")
 
     def _attach(self, verify: bool) -> None:
-        """Attach self.path read-only, load its cids. Caller holds _sync_lock and _lock."""
+        """Attach self.path read-only, load its cids (caller holds _sync_lock and _lock); `ready`
+        once done: searches meanwhile go exact, not wait (1M: first answer 18 s instead of 5)."""
         alias, cur = f"kbtui_hnsw_{next(_aliases)}", self._search_cur
         cur.execute(f"ATTACH {sql_path(self.path)} AS {alias} (READ_ONLY)")
+        try:
+            self._load(alias, verify)
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                cur.execute(f"DETACH {alias}")
+            raise
         self._alias = alias
-        sql = f"SELECT cid, false AS x FROM {alias}.vecs ORDER BY cid"
+
+    def _load(self, alias: str, verify: bool) -> None:
+        cur, sql = self._search_cur, f"SELECT cid, false AS x FROM {alias}.vecs ORDER BY cid"
         if verify:  # same cid, other vector: the main file was rebuilt or a cid was reused
             sql = f"""SELECT v.cid, coalesce(hash(c.embedding) <> v.h, false) AS x
                 FROM {alias}.vecs v LEFT JOIN chunks c USING (cid) ORDER BY v.cid"""
@@ -234,7 +236,7 @@ class HnswSideIndex:
         # ~30 searches after an attach took 2-4x longer (300k chunks).
         rng = np.random.default_rng(0)
         for v in rng.standard_normal((WARM_QUERIES, EMBED_DIM)).astype(np.float32):
-            self._query(v / np.linalg.norm(v), 200)
+            self._query(v / np.linalg.norm(v), 200, alias)
 
     def _detach(self) -> None:
         if self._alias is not None:
@@ -356,12 +358,12 @@ class HnswSideIndex:
                 return cids[keep][:k], (1.0 - dist[keep][:k]).astype(np.float32)
             n = min(4 * n, most)
 
-    def _sql(self, n: int) -> str:
+    def _sql(self, n: int, alias: str = "") -> str:
         dims = EMBED_DIM if self._basis is None else self._basis.shape[1]
         return f"""SELECT cid, array_cosine_distance(vec, $1::FLOAT[{dims}]) AS d
-            FROM {self._alias}.vecs ORDER BY d LIMIT {int(n)}"""
+            FROM {alias or self._alias}.vecs ORDER BY d LIMIT {int(n)}"""
 
-    def _query(self, q: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _query(self, q: np.ndarray, n: int, alias: str = "") -> tuple[np.ndarray, np.ndarray]:
         ef = max(self.ef_search, n)  # vss would widen it to n anyway; explicit is clearer
         if ef != self._ef_set:  # a session setting: this cursor only
             self._search_cur.execute(f"SET hnsw_ef_search = {ef}")
@@ -369,7 +371,7 @@ class HnswSideIndex:
         if self._basis is not None and len(q) == EMBED_DIM:
             q = q @ self._basis
         literal = "[" + ",".join(map(str, q.tolist())) + "]"  # exact: shortest repr round-trips
-        res = self._search_cur.execute(self._sql(n), [literal]).fetchnumpy()
+        res = self._search_cur.execute(self._sql(n, alias), [literal]).fetchnumpy()
         return np.asarray(res["cid"], dtype=np.int64), np.asarray(res["d"], dtype=np.float64)
 
     def explain(self, k: int) -> str:
