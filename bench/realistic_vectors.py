@@ -11,6 +11,7 @@ spread evenly over the sphere: the worst case for an HNSW graph and nothing like
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from kbtui.embed import FastEmbedder
 from kbtui.models import EMBED_DIM
 from kbtui.store import Store
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
+SCIFACT = Path("/work/shared/data/scifact")  # as bench/retrieval.py (a worktree sits deeper)
 BATCH = 20_000
 
 
@@ -42,22 +43,28 @@ def abstract_vectors(work: Path, embedder: FastEmbedder) -> np.ndarray:
 
 def mixes(base: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
     """n unit vectors around the base vectors (see the module docstring)."""
+    return np.concatenate([np.zeros((0, EMBED_DIM), np.float32), *mix_batches(base, n, seed=seed)])
+
+
+def mix_batches(
+    base: np.ndarray, n: int, batch: int = BATCH, seed: int = 0
+) -> Iterator[np.ndarray]:
+    """`mixes` a batch at a time (the same vectors for the same `batch`): at a million chunks,
+    no 1.5 GB matrix of them all."""
     rng = np.random.default_rng(seed)
     sims = base @ base.T
     near = np.argsort(-sims, axis=1)[:, 1:21]
     centred = base - base.mean(axis=0)
     _, sing, comps = np.linalg.svd(centred, full_matrices=False)
     scale = sing[:64] / np.sqrt(len(base))
-    out = np.empty((n, EMBED_DIM), dtype=np.float32)
-    for start in range(0, n, BATCH):
-        m = min(BATCH, n - start)
+    for start in range(0, n, batch):
+        m = min(batch, n - start)
         i = rng.integers(0, len(base), m)
         j = near[i, rng.integers(0, near.shape[1], m)]
         alpha = rng.uniform(0.5, 1.0, (m, 1))
         noise = (rng.standard_normal((m, 64)) * scale * 0.6) @ comps[:64]
         v = alpha * base[i] + (1 - alpha) * base[j] + noise
-        out[start : start + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
-    return out
+        yield np.asarray(v / np.linalg.norm(v, axis=1, keepdims=True), dtype=np.float32)
 
 
 def replace_vectors(store: Store, base: np.ndarray) -> int:

@@ -3,8 +3,8 @@
 Filling the in-RAM indexes reads every chunk's text and vector through short-lived Python
 objects and DuckDB result buffers; glibc keeps the freed pages for reuse, so RSS stays near
 the loading peak (100k chunks: 660 MB after the first answer, 576 MB after malloc_trim).
-Loading the model is such a load too: fastembed opens an ONNX session that kbtui.embed
-replaces at once, and the first one's ~17 MB stayed in the heap. Elsewhere (macOS, musl)
+Loading the model is such a load too (its graph and tokenizer are read through buffers
+freed once the session is made). Elsewhere (macOS, musl)
 this does nothing.
 """
 

@@ -12,12 +12,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
+from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store, StoreError
 from kbtui.store.hnsw import HnswSideIndex
 from tests.conftest import copy_vault
@@ -303,3 +305,52 @@ def test_close_during_a_build_kills_it(store: Store, settings: Settings) -> None
     thread.join(10)
     assert errors and not index.ready
     assert not (settings.index_dir / "vectors.hnsw.build.duckdb").exists()
+
+
+def test_the_graph_holds_projected_vectors_and_search_rescores_them(
+    store: Store, settings: Settings
+) -> None:
+    """vss keeps a float32 copy of every vector in the graph (~2.5 GB at a million chunks):
+    the file holds them projected on a basis it keeps, and results carry exact cosines."""
+    index = side(store, settings, dims=16)
+    assert index.open() == "built"  # the template's file was built at another size
+    assert "HNSW_INDEX_SCAN" in index.explain(10)
+    cids, vecs = store.load_vectors()
+    for q in vecs[:: max(len(vecs) // 10, 1)]:
+        got, sims = index.search(q, 10)
+        assert got.tolist() == exact(store, q, 10)
+        np.testing.assert_allclose(sims, vecs[np.searchsorted(cids, got)] @ q, atol=1e-5)
+    index.close()
+    con = duckdb.connect(str(settings.index_dir / SIDE), read_only=True)
+    assert con.execute("SELECT DISTINCT typeof(vec) FROM vecs").fetchall() == [("FLOAT[16]",)]
+    basis = np.stack(list(con.execute("SELECT v FROM basis ORDER BY i").fetchnumpy()["v"]))
+    con.close()
+    np.testing.assert_allclose(basis @ basis.T, np.eye(16), atol=1e-5)  # orthonormal axes
+
+
+def test_the_vector_index_rescores_candidates_with_its_matrix(
+    store: Store, settings: Settings
+) -> None:
+    index = side(store, settings, dims=16)
+    index.open()
+    vectors = VectorIndex(store, index, ann_min=1, side_files=False)
+    assert vectors.use_ann() and index.rescore is not None
+    for q in store.load_vectors()[1][:5]:
+        expected = vectors.exact_search(q, 10)  # float16 scores, as the matrix gives them
+        assert vectors.search(q, 10) == expected
+    vectors.close()
+
+
+def test_not_ready_while_the_file_is_attached_and_checked(store: Store, settings: Settings) -> None:
+    """The check reads every vector (1M chunks: ~13 s); searches meanwhile go to exact
+    search (ready False) instead of waiting for the index's locks (first answer 18 s)."""
+    seen: list[bool] = []
+
+    class Probe(HnswSideIndex):
+        def _load(self, alias: str, verify: bool) -> None:
+            seen.append(self.ready)
+            super()._load(alias, verify)
+
+    index = Probe(store, settings.index_dir / SIDE, MODEL)
+    assert index.open() == "reused" and seen == [False] and index.ready
+    index.close()

@@ -267,3 +267,17 @@ def test_a_new_tokenizer_or_chunking_reindexes_text_but_reuses_vectors(
     assert 0 < third.chunks_embedded < store.stats()["chunks"] + 1
     assert store.meta(INDEX_VERSION_KEY) == index_version(wider) != index_version(settings)
     assert run(wider, store, hash_embedder).changed == []
+
+
+def test_the_rows_do_not_depend_on_the_write_batch(settings, store, hash_embedder, tmp_path: Path):
+    """bench/bulk_index.py builds a million-chunk index with big write batches: it must hold
+    what a normal pass writes (links resolved across batches, cids in path order)."""
+    run(settings, store, hash_embedder)
+    expected = store.snapshot()
+    cids = store.con.execute("SELECT chunk_id, cid FROM chunks ORDER BY cid").fetchall()
+    for batch in (3, 10_000):
+        other = Store(tmp_path / f"batch{batch}.duckdb")
+        Indexer(settings, other, hash_embedder, write_batch=batch).run()
+        assert other.snapshot().differences(expected) == []
+        assert other.con.execute("SELECT chunk_id, cid FROM chunks ORDER BY cid").fetchall() == cids
+        other.close()

@@ -10,7 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from kbtui.store import Store, StoreError, StoreLockedError, db
+from kbtui.config import Settings
+from kbtui.indexing.indexer import Indexer
+from kbtui.store import Store, StoreError, StoreLockedError, db, pool
 from kbtui.store.db import SCHEMA_VERSION, memory_limit
 
 
@@ -77,7 +79,7 @@ def test_buffer_pool_is_capped_at_connect_by_the_index_size(tmp_path: Path) -> N
     limit = store.con.execute("SELECT current_setting('memory_limit')").fetchone()
     assert limit is not None and limit[0] == "256.0 MiB"
     store.close()
-    assert memory_limit(0) == "256MiB" and memory_limit(300_000) == "1134MiB"
+    assert memory_limit(0) == "256MiB" and memory_limit(300_000) == "548MiB"
 
 
 def test_the_damage_check_at_open_leaves_no_table_pages_in_the_pool(tmp_path: Path) -> None:
@@ -152,3 +154,29 @@ def test_an_index_too_big_for_the_checks_cap_still_opens(
         assert store.recovered is None and store.stats()["chunks"] == 100_000
     finally:
         store.close()
+
+
+def test_the_cap_follows_an_index_that_grows(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first pass over a big vault starts from the cap of an empty index (256 MB): at a
+    million chunks a relink ran out of memory there. The cap follows the index's growth, but
+    never while an HNSW side file is attached (changing it then broke the attach)."""
+    monkeypatch.setattr(pool, "GROW_MIN", 10)
+
+    def cap(s: Store) -> str:
+        row = s.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        return str(row[0]) if row else ""
+
+    store = Store(settings.db_path)
+    assert cap(store) == "256.0 MiB"
+    Indexer(settings, store, None, write_batch=10).run(embed=False)
+    chunks = store.stats()["chunks"]
+    assert chunks > 100 and cap(store) == f"{memory_limit(store._next_cid)[:-3]}.0 MiB"
+    store.close()
+
+    store = Store(tmp_path / "other.duckdb")
+    store.con.execute(f"ATTACH '{tmp_path / 'side.duckdb'}' AS kbtui_hnsw_1")
+    Indexer(settings, store, None, write_batch=10).run(embed=False)
+    assert cap(store) == "256.0 MiB"
+    store.close()

@@ -117,13 +117,18 @@ class Indexer:
         embedder: Embedder | None,
         progress: Progress | None = None,
         lock: AbstractContextManager[Any] | None = None,
+        write_batch: int = WRITE_BATCH,
     ) -> None:
+        """`write_batch`: notes read and written per store transaction. The rows do not
+        depend on it; a bigger one suits a bulk build with nobody waiting on the lock (a
+        million-chunk bench index), since each write scans tables that grow with the index."""
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.progress = progress or (lambda phase, done, total: None)
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
         self.files_seen: int | None = None  # notes the last whole-vault scan found
+        self.write_batch = max(1, write_batch)
 
     def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
         """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
@@ -152,8 +157,8 @@ class Indexer:
         # Read, chunk and write a group at a time: on a fresh vault, keyword search answers
         # from the first group on instead of after every note has been read.
         paths_todo = list(todo.values())
-        for i in range(0, len(paths_todo), WRITE_BATCH):
-            group = paths_todo[i : i + WRITE_BATCH]
+        for i in range(0, len(paths_todo), self.write_batch):
+            group = paths_todo[i : i + self.write_batch]
             reads = self._read(group, known, report, force, i, len(paths_todo))
             writes = self._plan(reads, known, missing, report, plan)
             with self.lock:

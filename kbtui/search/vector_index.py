@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,6 +65,10 @@ def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 class AnnIndex(Protocol):
     """An approximate nearest-neighbour index kept in step with the store's vectors."""
 
+    # exact cosines of a query with chunks (NaN: no vector), for candidates found in a
+    # projection: the vector index sets it to score them with its matrix
+    rescore: Callable[[np.ndarray, np.ndarray], np.ndarray] | None
+
     @property
     def ready(self) -> bool: ...
 
@@ -93,6 +98,8 @@ class VectorIndex:
         self.base = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)  # the first rows (mapped)
         self.extra = np.zeros((0, EMBED_DIM), dtype=VECTOR_DTYPE)  # the rows appended since
         self.alive = np.zeros(0, dtype=bool)
+        if ann is not None:
+            ann.rescore = self.rescore
         stamp = store.side_stamp("vectors") if side_files else None
         side = store.side_path(SIDE_FILE) if stamp is not None else None
         loaded = side is not None and stamp is not None and self._load_side(side, stamp)
@@ -279,6 +286,16 @@ class VectorIndex:
         picked = top if rows is None else rows[top]
         order = np.lexsort((self.cids[picked], -sims[top]))
         return [(int(self.cids[picked[i]]), float(sims[top[i]])) for i in order]
+
+    def rescore(self, query: np.ndarray, cids: np.ndarray) -> np.ndarray:
+        """Cosines of the query with these chunks, in their order (NaN: no vector here)."""
+        matrix, known, alive = self.matrix, self.cids, self.alive  # one consistent view
+        pos = np.minimum(np.searchsorted(known, cids), max(len(known) - 1, 0))
+        found = (pos < len(known)) & (known[pos] == cids) & alive[pos] if len(known) else None
+        sims = np.full(len(cids), np.nan, dtype=np.float32)
+        if found is not None and found.any():
+            sims[found] = dot(matrix[pos[found]], query)
+        return sims
 
     def similarities(self, query: np.ndarray, cids: list[int]) -> dict[int, float]:
         """Cosine of the query with these chunks (those that have a vector)."""

@@ -25,7 +25,7 @@ from kbtui.store.embeddings import EmbeddingWrites
 from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
 from kbtui.store.link_queries import LinkQueries
-from kbtui.store.pool import CHECK_MEMORY, drop_table_pages, memory_limit
+from kbtui.store.pool import CHECK_MEMORY, drop_table_pages, follow_growth, memory_limit
 from kbtui.store.reads import ReadQueries
 from kbtui.store.recover import (
     StoreDamagedError,
@@ -102,7 +102,8 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
-            limit = memory_limit(self._estimated_chunks())
+            self._sized_for = self._estimated_chunks()  # chunks the buffer-pool cap is set for
+            limit = memory_limit(self._sized_for)
             self.con.execute(f"SET memory_limit = '{limit}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
             if not read_only:
@@ -272,6 +273,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             self._write_names(old_ids, batch)
             self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
         self._log_vectors(reused)
+        self._sized_for = follow_growth(self.con, self._sized_for, self._next_cid)
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         self.generation += 1

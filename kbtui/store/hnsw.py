@@ -14,13 +14,15 @@ Measured with DuckDB 1.5.5 + vss (tests/test_hnsw.py holds the behaviour), and w
   exited 0; the marker (.clean.json: format, model, DuckDB version, size, mtime) is removed
   before that rename and written after it. A side file without a matching marker, or with a
   .wal, is deleted, never attached. Read-only, it survives a crash of the app that uses it.
-- The query vector is a VARCHAR cast to FLOAT[384] (a list parameter costs 35 ms), and the
+- The query vector is a VARCHAR cast to FLOAT[n] (a list parameter costs 35 ms), and the
   search cursor turns late materialization off (its semi-join doubled p50 at 100k).
+- The graph holds the vectors projected on DIMS principal directions (basis in the file); a
+  search rescores CANDIDATES neighbours exactly (`rescore`). vss keeps FLOAT[n] copies: 100k
+  vectors +247 MB at 384 dims, +79 MB at 128 with a third of the build (hnsw_build.py).
 
 Threads: any method from any thread. Construct it while no other thread uses `store.con` (it
-takes three cursors). Searches share a cursor under a lock. Swapping in a rebuilt file (attach,
-load the graph) took up to 1 s at 100k on a loaded machine: `ready` is False meanwhile, and a
-search or sync already waiting is delayed by it.
+takes four cursors). Searches share a cursor under a lock. While a file is attached and
+checked, `ready` is False; a search or sync already waiting is delayed by it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from subprocess import DEVNULL, PIPE, Popen
 from typing import Any
@@ -43,40 +46,18 @@ import numpy as np
 from kbtui.models import EMBED_DIM
 from kbtui.store.db import Store
 from kbtui.store.extensions import extension_path
+from kbtui.store.hnsw_build import CHILD, member, remove, sql_path, store_cosines, write_projected
 from kbtui.store.recover import StoreError
 
 log = logging.getLogger("kbtui.hnsw")
-FORMAT = 1
+FORMAT = 2  # 2: projected vectors and their basis
+DIMS = 128  # dimensions the graph holds (EMBED_DIM: the vectors themselves)
+CANDIDATES = 400  # projected neighbours rescored exactly per search (1M: 200 recalled 0.962)
 REBUILD_FRACTION = 0.25
 MIN_REBUILD_CHANGES = 32  # a rebuild starts a process: not for every saved note
 WARM_QUERIES = 48
 _aliases = itertools.count(1)
-_CHILD = """import sys, duckdb
-path, extension, m = sys.argv[1:]
-con = duckdb.connect(path)
-con.execute(f"LOAD '{extension}'")
-con.execute("SET hnsw_enable_experimental_persistence = true")
-con.execute(f"CREATE INDEX vecs_hnsw ON vecs USING HNSW (vec) WITH (metric='cosine', m={int(m)})")
-con.execute("CHECKPOINT")
-con.close()
-"""  # the build process: the only place the persistence flag is ever set
-
-
-def _remove(path: Path) -> None:
-    for p in (path, path.with_name(path.name + ".wal")):
-        p.unlink(missing_ok=True)
-
-
-def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """values ∈ sorted_set, elementwise."""
-    if not len(sorted_set) or not len(values):
-        return np.zeros(len(values), dtype=bool)
-    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    return np.asarray(sorted_set[pos] == values)
-
-
-def _sql_path(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
+Rescorer = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (query, cids) -> cosines, NaN: gone
 
 
 class HnswSideIndex:
@@ -88,25 +69,37 @@ class HnswSideIndex:
     """
 
     def __init__(
-        self, store: Store, path: Path, model_id: str, ef_search: int = 200, m: int = 16
+        self,
+        store: Store,
+        path: Path,
+        model_id: str,
+        ef_search: int = 200,
+        m: int = 16,
+        dims: int = DIMS,
     ) -> None:
         # ef_search 200: recall@10 0.977 vs exact at 300k realistic vectors (64: 0.952,
         # 300: 0.993 but +3 ms); a query's fixed cost (~4 ms, 1.3 of it parsing the vector
         # literal) dwarfs the difference below 200. bench/kb_latency.py --realistic.
         self.store, self.path, self.model_id = store, path, model_id
-        self.ef_search, self.m = ef_search, m
+        self.ef_search, self.m, self.dims = ef_search, m, min(dims, EMBED_DIM)
+        # Exact cosines of a query with chunks (NaN for a chunk without a vector): set by the
+        # vector index to its in-RAM matrix; None reads the store's vectors.
+        self.rescore: Rescorer | None = None
         self.marker = path.with_suffix(".clean.json")
         self.build_path = path.with_suffix(".build.duckdb")
         self.last_build_seconds = 0.0
         self._lock = threading.RLock()  # the attached file, the overlay, the search cursor
         self._sync_lock = threading.RLock()  # one diff at a time; always taken before _lock
         self._build_lock = threading.Lock()  # one build at a time
-        self._search_cur, self._sync_cur, self._build_cur = (store.con.cursor() for _ in "abc")
+        self._search_cur, self._sync_cur, self._build_cur, self._rescore_cur = (
+            store.con.cursor() for _ in "abcd"
+        )
         self._search_cur.execute("SET late_materialization_max_rows = 0")
         self._ef_set = 0
         self._alias: str | None = None
         self._base = self._changed = self._hidden = self._delta_cids = np.zeros(0, np.int64)
         self._delta_vecs = np.zeros((0, EMBED_DIM), dtype=np.float32)
+        self._basis: np.ndarray | None = None  # (EMBED_DIM, dims) of the attached file
         self._child: Popen[bytes] | None = None
         self._rebuilder: threading.Thread | None = None
         self._closed = False
@@ -136,7 +129,7 @@ class HnswSideIndex:
         if not self._model_ok():
             raise StoreError(f"the index holds vectors of another model than {self.model_id}")
         with self._build_lock:
-            _remove(self.build_path)  # a build that never finished
+            remove(self.build_path)  # a build that never finished
             outcome = "reused" if self._try_reuse() else "built"
             if outcome == "built":
                 self._build()
@@ -144,7 +137,8 @@ class HnswSideIndex:
         return outcome
 
     def _identity(self) -> dict[str, Any]:
-        return {"format": FORMAT, "model": self.model_id, "duckdb": duckdb.__version__, "m": self.m}
+        identity = {"format": FORMAT, "model": self.model_id, "duckdb": duckdb.__version__}
+        return identity | {"m": self.m, "dims": self.dims}
 
     def _try_reuse(self) -> bool:
         try:
@@ -163,18 +157,21 @@ class HnswSideIndex:
             with self._lock:
                 self._detach()
         self.marker.unlink(missing_ok=True)
-        _remove(self.path)
+        remove(self.path)
         return False
 
     def _build(self) -> None:
         """Copy the vectors into a new file, index it in a child process, swap it in."""
         started, cur = time.perf_counter(), self._build_cur
-        _remove(self.build_path)
+        remove(self.build_path)
         alias = f"kbtui_hnsw_build_{next(_aliases)}"
-        cur.execute(f"ATTACH {_sql_path(self.build_path)} AS {alias}")
+        cur.execute(f"ATTACH {sql_path(self.build_path)} AS {alias}")
         try:
-            cur.execute(f"""CREATE TABLE {alias}.vecs AS SELECT cid, hash(embedding) AS h,
-                embedding AS vec FROM chunks WHERE embedding IS NOT NULL ORDER BY cid""")
+            if self.dims >= EMBED_DIM:
+                cur.execute(f"""CREATE TABLE {alias}.vecs AS SELECT cid, hash(embedding) AS h,
+                    embedding AS vec FROM chunks WHERE embedding IS NOT NULL ORDER BY cid""")
+            else:
+                write_projected(cur, alias, self.dims)
             cur.execute(f"CHECKPOINT {alias}")
         finally:
             cur.execute(f"DETACH {alias}")
@@ -182,7 +179,7 @@ class HnswSideIndex:
         with self._sync_lock, self._lock:
             self._detach()
             self.marker.unlink(missing_ok=True)
-            _remove(self.path)
+            remove(self.path)
             os.replace(self.build_path, self.path)
             st = self.path.stat()
             self._attach(verify=False)
@@ -197,26 +194,39 @@ class HnswSideIndex:
     def _run_child(self) -> None:
         args = [str(self.build_path), str(extension_path("vss")), str(self.m)]
         self._child = Popen(
-            [sys.executable, "-c", _CHILD, *args], stdin=DEVNULL, stdout=DEVNULL, stderr=PIPE
+            [sys.executable, "-c", CHILD, *args], stdin=DEVNULL, stdout=DEVNULL, stderr=PIPE
         )
         if self._closed:  # close() may have looked before the child existed
             self._child.kill()
         _, err = self._child.communicate()
         code, self._child = self._child.returncode, None
         if code != 0 or self._closed:
-            _remove(self.build_path)
+            remove(self.build_path)
             raise StoreError(f"HNSW build failed ({code}): {err.decode(errors='replace')[-400:]}")
 
     def _attach(self, verify: bool) -> None:
-        """Attach self.path read-only, load its cids. Caller holds _sync_lock and _lock."""
+        """Attach self.path read-only, load its cids (caller holds _sync_lock and _lock); `ready`
+        once done: searches meanwhile go exact, not wait (1M: first answer 18 s instead of 5)."""
         alias, cur = f"kbtui_hnsw_{next(_aliases)}", self._search_cur
-        cur.execute(f"ATTACH {_sql_path(self.path)} AS {alias} (READ_ONLY)")
+        cur.execute(f"ATTACH {sql_path(self.path)} AS {alias} (READ_ONLY)")
+        try:
+            self._load(alias, verify)
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                cur.execute(f"DETACH {alias}")
+            raise
         self._alias = alias
-        sql = f"SELECT cid, false AS x FROM {alias}.vecs ORDER BY cid"
+
+    def _load(self, alias: str, verify: bool) -> None:
+        cur, sql = self._search_cur, f"SELECT cid, false AS x FROM {alias}.vecs ORDER BY cid"
         if verify:  # same cid, other vector: the main file was rebuilt or a cid was reused
             sql = f"""SELECT v.cid, coalesce(hash(c.embedding) <> v.h, false) AS x
                 FROM {alias}.vecs v LEFT JOIN chunks c USING (cid) ORDER BY v.cid"""
         res = cur.execute(sql).fetchnumpy()
+        self._basis = None
+        if self.dims < EMBED_DIM:
+            rows = cur.execute(f"SELECT v FROM {alias}.basis ORDER BY i").fetchnumpy()["v"]
+            self._basis = np.ascontiguousarray(np.stack(list(rows)).T, dtype=np.float32)
         self._base = np.asarray(res["cid"], dtype=np.int64)
         self._changed = self._base[np.asarray(res["x"], dtype=bool)]
         self._hidden = self._delta_cids = np.zeros(0, dtype=np.int64)
@@ -226,7 +236,7 @@ class HnswSideIndex:
         # ~30 searches after an attach took 2-4x longer (300k chunks).
         rng = np.random.default_rng(0)
         for v in rng.standard_normal((WARM_QUERIES, EMBED_DIM)).astype(np.float32):
-            self._query(v / np.linalg.norm(v), 200)
+            self._query(v / np.linalg.norm(v), 200, alias)
 
     def _detach(self) -> None:
         if self._alias is not None:
@@ -271,11 +281,11 @@ class HnswSideIndex:
         res = cur.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid")
         embedded = np.asarray(res.fetchnumpy()["cid"], dtype=np.int64)
         base = self._base
-        gone = _member(base, self._changed) | _member(base, self._hidden)
-        live = base[_member(base, embedded) & ~gone]
-        wanted = embedded[~_member(embedded, live)]
-        keep = _member(self._delta_cids, wanted)
-        new = wanted[~_member(wanted, self._delta_cids)]
+        gone = member(base, self._changed) | member(base, self._hidden)
+        live = base[member(base, embedded) & ~gone]
+        wanted = embedded[~member(embedded, live)]
+        keep = member(self._delta_cids, wanted)
+        new = wanted[~member(wanted, self._delta_cids)]
         cids, vecs = self._delta_cids[keep], self._delta_vecs[keep]
         if len(new):
             cur.register("_hnsw_new", {"id": new})
@@ -289,7 +299,7 @@ class HnswSideIndex:
                 vecs = np.concatenate([vecs, np.stack(list(got["embedding"])).astype(np.float32)])
                 order = np.argsort(cids, kind="stable")
                 cids, vecs = cids[order], np.ascontiguousarray(vecs[order])
-        hidden = base[~_member(base, live)]
+        hidden = base[~member(base, live)]
         removed = len(hidden) - len(self._hidden) + int((~keep).sum())
         with self._lock:
             self._hidden, self._delta_cids, self._delta_vecs = hidden, cids, vecs
@@ -316,7 +326,13 @@ class HnswSideIndex:
                 raise StoreError("the HNSW index is not open")
             if k <= 0:
                 return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            cids, sims = self._search_base(q, k)
+            if self._basis is None:
+                cids, sims = self._search_base(q, k)
+            else:
+                cids, _ = self._search_base(q, max(k, CANDIDATES))
+                sims = self._exact(q, cids)
+                known = ~np.isnan(sims)
+                cids, sims = cids[known], sims[known]
             if len(self._delta_cids):
                 dsims = self._delta_vecs @ q
                 top = np.argpartition(-dsims, k - 1)[:k] if len(dsims) > k else slice(None)
@@ -325,34 +341,44 @@ class HnswSideIndex:
         order = np.lexsort((cids, -sims))[:k]
         return cids[order], sims[order].astype(np.float32)
 
+    def _exact(self, q: np.ndarray, cids: np.ndarray) -> np.ndarray:
+        """Cosines of q with these chunks' vectors (NaN where a chunk has none)."""
+        if self.rescore is not None:
+            return np.asarray(self.rescore(q, cids), dtype=np.float32)
+        return store_cosines(self._rescore_cur, q, cids)
+
     def _search_base(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Over-fetch past hidden rows: the graph still holds them."""
         hidden, most = self._hidden, k + len(self._hidden)
         n = min(most, 2 * k + 16) if len(hidden) else k
         while True:
             cids, dist = self._query(q, n)
-            keep = ~_member(cids, hidden)
+            keep = ~member(cids, hidden)
             if keep.sum() >= k or len(cids) < n or n >= most:
                 return cids[keep][:k], (1.0 - dist[keep][:k]).astype(np.float32)
             n = min(4 * n, most)
 
-    def _sql(self, n: int) -> str:
-        return f"""SELECT cid, array_cosine_distance(vec, $1::FLOAT[{EMBED_DIM}]) AS d
-            FROM {self._alias}.vecs ORDER BY d LIMIT {int(n)}"""
+    def _sql(self, n: int, alias: str = "") -> str:
+        dims = EMBED_DIM if self._basis is None else self._basis.shape[1]
+        return f"""SELECT cid, array_cosine_distance(vec, $1::FLOAT[{dims}]) AS d
+            FROM {alias or self._alias}.vecs ORDER BY d LIMIT {int(n)}"""
 
-    def _query(self, q: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _query(self, q: np.ndarray, n: int, alias: str = "") -> tuple[np.ndarray, np.ndarray]:
         ef = max(self.ef_search, n)  # vss would widen it to n anyway; explicit is clearer
         if ef != self._ef_set:  # a session setting: this cursor only
             self._search_cur.execute(f"SET hnsw_ef_search = {ef}")
             self._ef_set = ef
+        if self._basis is not None and len(q) == EMBED_DIM:
+            q = q @ self._basis
         literal = "[" + ",".join(map(str, q.tolist())) + "]"  # exact: shortest repr round-trips
-        res = self._search_cur.execute(self._sql(n), [literal]).fetchnumpy()
+        res = self._search_cur.execute(self._sql(n, alias), [literal]).fetchnumpy()
         return np.asarray(res["cid"], dtype=np.int64), np.asarray(res["d"], dtype=np.float64)
 
     def explain(self, k: int) -> str:
         """The physical plan of the base query, to check it is an HNSW_INDEX_SCAN."""
-        literal = "[" + ",".join(["0.05"] * EMBED_DIM) + "]"
         with self._lock:
+            dims = EMBED_DIM if self._basis is None else self._basis.shape[1]
+            literal = "[" + ",".join(["0.05"] * dims) + "]"
             if self._alias is None:
                 raise StoreError("the HNSW index is not open")
             rows = self._search_cur.execute("EXPLAIN " + self._sql(k), [literal]).fetchall()
@@ -367,7 +393,7 @@ class HnswSideIndex:
             self._build_cur.interrupt()
         with self._build_lock, self._sync_lock, self._lock:
             self._detach()
-            for cur in (self._search_cur, self._sync_cur, self._build_cur):
+            for cur in (self._search_cur, self._sync_cur, self._build_cur, self._rescore_cur):
                 with contextlib.suppress(duckdb.Error):
                     cur.close()
-        _remove(self.build_path)
+        remove(self.build_path)
