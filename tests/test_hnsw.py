@@ -354,3 +354,39 @@ def test_not_ready_while_the_file_is_attached_and_checked(store: Store, settings
     index = Probe(store, settings.index_dir / SIDE, MODEL)
     assert index.open() == "reused" and seen == [False] and index.ready
     index.close()
+
+
+def test_reuse_checks_each_row_only_when_a_vector_may_have_changed(
+    store: Store, settings: Settings
+) -> None:
+    """While the store's vector stamp is the one the file was made at (ids never reused, no
+    vector overwritten), reuse skips the row-by-row check (1M chunks: 600 MB of pages, most of
+    the attach); an overwritten vector moves the stamp, and the check finds that row."""
+    checked: list[bool] = []
+
+    class Probe(HnswSideIndex):
+        def _load(self, alias: str, verify: bool) -> None:
+            checked.append(verify)
+            super()._load(alias, verify)
+
+    def reuse() -> Probe:
+        index = Probe(store, settings.index_dir / SIDE, MODEL)
+        assert index.open() == "reused"
+        return index
+
+    reuse().close()
+    assert checked == [False]
+    marker_path = (settings.index_dir / SIDE).with_suffix(".clean.json")
+    marker = json.loads(marker_path.read_text())
+    del marker["vectors"]  # a marker from before the stamp: checked once, then vouched for
+    marker_path.write_text(json.dumps(marker))
+    reuse().close()
+    reuse().close()
+    assert checked == [False, True, False]
+    cids, vecs = store.load_vectors()
+    store.set_embeddings([int(cids[0])], vecs[1:2])  # cid 0 now holds another vector
+    index = reuse()
+    assert checked == [False, True, False, True] and int(cids[0]) in set(index._changed.tolist())
+    index.close()
+    reuse().close()  # a file that differs from the store is never vouched for
+    assert checked[-1] is True

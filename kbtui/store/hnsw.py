@@ -1,28 +1,25 @@
 """A disposable HNSW index over the store's vectors, in a side DuckDB file next to the index.
 
 Measured with DuckDB 1.5.5 + vss (tests/test_hnsw.py holds the behaviour), and what follows:
-- The side file is built once, then only ATTACHed READ_ONLY. In-place updates fail: a DELETE on
-  an index loaded from disk leaves the node in the graph (LIMIT 10 then gave 0 live rows), and
-  one checkpoint after a 1,000-row insert at 100k grew the file from 196 to 394 MB.
+- Built once, then only ATTACHed READ_ONLY. In-place updates fail: a DELETE leaves the node in
+  the graph (LIMIT 10 gave 0 live rows); a 1,000-row insert at 100k grew the file 196 -> 394 MB.
 - Changes since the build are an overlay: base rows whose chunk went away or whose vector
   differs are hidden (the search over-fetches past them), newer vectors are scored exactly in
   RAM, and the lists merge. Past REBUILD_FRACTION of the base, a new file is built.
-- CREATE INDEX runs in a child process: an interrupt does not stop it, a vss crash cannot take
-  the app down, and `hnsw_enable_experimental_persistence` is only ever set there, never in the
-  instance holding the main database. The rows reach the build file by plain SQL first.
+- CREATE INDEX runs in a child process (an interrupt does not stop it, a vss crash cannot take
+  the app down; `hnsw_enable_experimental_persistence` is only ever set there).
 - Crash safety: the build file replaces the side file only after the child checkpointed and
-  exited 0; the marker (.clean.json: format, model, DuckDB version, size, mtime) is removed
-  before that rename and written after it. A side file without a matching marker, or with a
-  .wal, is deleted, never attached. Read-only, it survives a crash of the app that uses it.
-- The query vector is a VARCHAR cast to FLOAT[n] (a list parameter costs 35 ms), and the
-  search cursor turns late materialization off (its semi-join doubled p50 at 100k).
-- The graph holds the vectors projected on DIMS principal directions (basis in the file); a
-  search rescores CANDIDATES neighbours exactly (`rescore`). vss keeps FLOAT[n] copies: 100k
-  vectors +247 MB at 384 dims, +79 MB at 128 with a third of the build (hnsw_build.py).
+  exited 0; the marker (.clean.json: format, model, DuckDB version, size, mtime, the vectors'
+  stamp) is removed before that rename and written after it. A side file without a matching
+  marker, or with a .wal, is deleted, never attached; its rows are checked against the
+  store's vectors unless the stamp still holds. Read-only, it survives the app's crash.
+- The query is a VARCHAR cast to FLOAT[n] (a list parameter: 35 ms); late materialization off.
+- The graph holds the vectors projected on DIMS principal directions, rescored exactly
+  (CANDIDATES); vss keeps FLOAT[n] copies: 100k +247 MB at 384 dims, +79 MB at 128.
 
-Threads: any method from any thread. Construct it while no other thread uses `store.con` (it
-takes four cursors). Searches share a cursor under a lock. While a file is attached and
-checked, `ready` is False; a search or sync already waiting is delayed by it.
+Threads: any method from any thread; construct it while no other thread uses `store.con` (it
+takes four cursors). Searches share a cursor under a lock; `ready` is False while a file is
+attached and checked (a search or sync already waiting is delayed by it).
 """
 
 from __future__ import annotations
@@ -44,6 +41,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
+from kbtui.store import hnsw_build
 from kbtui.store.db import Store
 from kbtui.store.extensions import extension_path
 from kbtui.store.hnsw_build import CHILD, member, remove, sql_path, store_cosines, write_projected
@@ -149,8 +147,12 @@ class HnswSideIndex:
                 and not self.path.with_name(self.path.name + ".wal").exists()
             )
             if valid:
-                with self._sync_lock, self._lock:
-                    self._attach(verify=True)
+                with self._sync_lock, self._lock:  # checked row by row unless the stamp holds
+                    now = hnsw_build.vectors_stamp(self._sync_cur)
+                    held = hnsw_build.stamp_holds(self._sync_cur, marker.get("vectors"))
+                    self._attach(verify=not held)
+                    if not held and not len(self._changed):  # every row checked: vouch for it
+                        hnsw_build.write_marker(self.marker, marker | {"vectors": now})
                 return True
         except (OSError, ValueError, AttributeError, duckdb.Error) as exc:
             log.info("HNSW side file %s not reusable: %s", self.path, exc)
@@ -163,6 +165,7 @@ class HnswSideIndex:
     def _build(self) -> None:
         """Copy the vectors into a new file, index it in a child process, swap it in."""
         started, cur = time.perf_counter(), self._build_cur
+        stamp = hnsw_build.vectors_stamp(cur)  # before the copy: a change during it moves on
         remove(self.build_path)
         alias = f"kbtui_hnsw_build_{next(_aliases)}"
         cur.execute(f"ATTACH {sql_path(self.build_path)} AS {alias}")
@@ -183,10 +186,8 @@ class HnswSideIndex:
             os.replace(self.build_path, self.path)
             st = self.path.stat()
             self._attach(verify=False)
-            marker = self._identity() | {"rows": len(self._base), "bytes": st.st_size}
-            tmp = self.marker.with_suffix(".tmp")
-            tmp.write_text(json.dumps(marker | {"mtime_ns": st.st_mtime_ns}))
-            os.replace(tmp, self.marker)
+            marker = {"rows": len(self._base), "bytes": st.st_size, "mtime_ns": st.st_mtime_ns}
+            hnsw_build.write_marker(self.marker, self._identity() | marker | {"vectors": stamp})
             self._refresh()
         self.last_build_seconds = time.perf_counter() - started
         log.info("HNSW index built: %d vectors in %.1f s", len(self._base), self.last_build_seconds)

@@ -3,7 +3,10 @@ the vectors projected on their principal directions, which the graph holds in th
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -105,3 +108,30 @@ def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 
 def sql_path(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
+
+
+def vectors_stamp(cur: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
+    """What the store's vectors are now (kbtui/store/side_state.py): while the index id, the
+    model and the count of overwritten vectors stay the same, a chunk id's vector never
+    changes, so a side file made at this stamp needs no row-by-row check on reuse (1M
+    chunks: that check read 600 MB of table pages and took most of the attach)."""
+    keys = ("index_id", "embed_model", "vectors_epoch", "next_cid")
+    rows = dict(cur.execute(f"SELECT key, value FROM meta WHERE key IN {keys}").fetchall())
+    return {k: rows.get(k) for k in keys}
+
+
+def stamp_holds(cur: duckdb.DuckDBPyConnection, made: dict[str, Any] | None) -> bool:
+    """Whether a side file made at stamp `made` still has the store's vector for each of its
+    chunk ids (an older copy of the index restored has handed out fewer ids: checked)."""
+    now = vectors_stamp(cur)
+    if not made or any(made.get(k) != now[k] for k in ("index_id", "embed_model")):
+        return False
+    same_epoch = made.get("vectors_epoch") == now["vectors_epoch"]
+    return same_epoch and int(made.get("next_cid") or 0) <= int(now["next_cid"] or 0)
+
+
+def write_marker(path: Path, marker: dict[str, Any]) -> None:
+    """The side file's marker, whole or not at all (written beside it, then renamed)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(marker))
+    os.replace(tmp, path)
