@@ -390,3 +390,22 @@ def test_reuse_checks_each_row_only_when_a_vector_may_have_changed(
     index.close()
     reuse().close()  # a file that differs from the store is never vouched for
     assert checked[-1] is True
+
+
+def test_sync_takes_the_embedded_ids_it_is_given(store: Store, settings: Settings) -> None:
+    """The ids of the chunks with a vector come from the caller (the vector index knows
+    them) or the store's read at open: the store's query reads every vector (1M chunks:
+    0.8 s and the buffer pool filled to its cap, at every sync)."""
+    at_open = store.embedded_at_open()
+    assert at_open is not None and len(at_open) == store.count_embedded()
+    index = side(store, settings)
+    assert index.open() == "reused"
+    kept = at_open[: len(at_open) // 2]
+    added, removed = index.sync(kept)  # as if the other half had lost its vectors
+    assert (added, removed) == (0, len(at_open) - len(kept))
+    hits, _ = index.search(store.load_vectors()[1][-1], 5)
+    assert set(hits.tolist()) <= set(kept.tolist())
+    index.close()
+    cids, vecs = store.load_vectors()
+    store.set_embeddings([int(cids[0])], vecs[:1])
+    assert store.embedded_at_open() is None  # written since: the store asks DuckDB again

@@ -72,7 +72,7 @@ class AnnIndex(Protocol):
     @property
     def ready(self) -> bool: ...
 
-    def sync(self) -> tuple[int, int]: ...
+    def sync(self, embedded: np.ndarray | None = None) -> tuple[int, int]: ...
 
     def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
@@ -203,8 +203,8 @@ class VectorIndex:
             if len(self.alive) - self.size > REBUILD_FRACTION * max(len(self.alive), 1000):
                 keep = np.flatnonzero(self.alive)
                 self._set_rows(self.cids[keep], self.take(keep))
-            if self.ann is not None and self.ann.ready:
-                self.ann.sync()
+            if self.ann is not None and self.ann.ready:  # the embedded ids, known here: the
+                self.ann.sync(self.cids[self.alive])  # store's query reads every vector
             self._generation = generation
         return changed
 

@@ -232,9 +232,8 @@ class HnswSideIndex:
         self._changed = self._base[np.asarray(res["x"], dtype=bool)]
         self._hidden = self._delta_cids = np.zeros(0, dtype=np.int64)
         self._delta_vecs = np.zeros((0, EMBED_DIM), dtype=np.float32)
-        # Page the graph in now, not during the user's first searches: vss reads its blocks
-        # on first use, and without these ~1 s of queries spread over the sphere the first
-        # ~30 searches after an attach took 2-4x longer (300k chunks).
+        # Page the graph in now: vss reads its blocks on first use; without these ~1 s of
+        # queries the first ~30 searches after an attach took 2-4x longer (300k chunks).
         rng = np.random.default_rng(0)
         for v in rng.standard_normal((WARM_QUERIES, EMBED_DIM)).astype(np.float32):
             self._query(v / np.linalg.norm(v), 200, alias)
@@ -253,8 +252,9 @@ class HnswSideIndex:
             row = self._sync_cur.execute(sql).fetchone()
         return row is None or row[0] == self.model_id
 
-    def sync(self) -> tuple[int, int]:
-        """Follow the store: (vectors added, vectors removed) since the last sync.
+    def sync(self, embedded: np.ndarray | None = None) -> tuple[int, int]:
+        """Follow the store: (vectors added, vectors removed) since the last sync (`embedded`:
+        the sorted ids of the chunks with a vector, when the caller knows them).
 
         Costs a scan of the cid column (60-180 ms at 100k) plus loading new vectors. Past
         REBUILD_FRACTION, a rebuild starts in a background thread; searches go on meanwhile.
@@ -267,20 +267,21 @@ class HnswSideIndex:
                 with self._lock:
                     self._detach()
                 return 0, 0
-            added, removed = self._refresh()
+            added, removed = self._refresh(embedded)
             changes = len(self._hidden) + len(self._delta_cids)
         if changes > max(REBUILD_FRACTION * len(self._base), MIN_REBUILD_CHANGES):
             self._start_rebuild()
         return added, removed
 
-    def _refresh(self) -> tuple[int, int]:
+    def _refresh(self, embedded: np.ndarray | None = None) -> tuple[int, int]:
         """Recompute the overlay against the store: (added, removed). Caller holds _sync_lock.
-
-        A base row once hidden stays hidden: if its cid comes back, the delta serves it.
-        """
+        A base row once hidden stays hidden (if its cid comes back, the delta serves it); the
+        store's query for the embedded ids reads every vector (1M: 0.8 s, a full pool)."""
         cur = self._sync_cur
-        res = cur.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid")
-        embedded = np.asarray(res.fetchnumpy()["cid"], dtype=np.int64)
+        embedded = self.store.embedded_at_open() if embedded is None else embedded
+        if embedded is None:
+            res = cur.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL ORDER BY cid")
+            embedded = np.asarray(res.fetchnumpy()["cid"], dtype=np.int64)
         base = self._base
         gone = member(base, self._changed) | member(base, self._hidden)
         live = base[member(base, embedded) & ~gone]
@@ -378,10 +379,9 @@ class HnswSideIndex:
     def explain(self, k: int) -> str:
         """The physical plan of the base query, to check it is an HNSW_INDEX_SCAN."""
         with self._lock:
-            dims = EMBED_DIM if self._basis is None else self._basis.shape[1]
-            literal = "[" + ",".join(["0.05"] * dims) + "]"
             if self._alias is None:
                 raise StoreError("the HNSW index is not open")
+            literal = str([0.05] * (EMBED_DIM if self._basis is None else self._basis.shape[1]))
             rows = self._search_cur.execute("EXPLAIN " + self._sql(k), [literal]).fetchall()
         return "\n".join(str(r[1]) for r in rows)
 

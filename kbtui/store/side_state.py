@@ -30,7 +30,9 @@ class SideState:
     con: duckdb.DuckDBPyConnection
     path: Path
     read_only: bool
+    generation: int
     _next_cid: int
+    _embedded_at_open: np.ndarray | None
 
     @property
     def next_cid(self) -> int:
@@ -38,6 +40,11 @@ class SideState:
         return self._next_cid
 
     def meta(self, key: str) -> str | None: ...
+
+    def embedded_at_open(self) -> np.ndarray | None:
+        """The embedded chunk ids read at open (ReadQueries), while nothing was written since;
+        no SQL, so any thread may ask. Else None."""
+        return self._embedded_at_open if self.generation == 0 else None
 
     def set_meta(self, key: str, value: str) -> None: ...
 
