@@ -409,3 +409,21 @@ def test_sync_takes_the_embedded_ids_it_is_given(store: Store, settings: Setting
     cids, vecs = store.load_vectors()
     store.set_embeddings([int(cids[0])], vecs[:1])
     assert store.embedded_at_open() is None  # written since: the store asks DuckDB again
+
+
+def test_rescoring_after_a_save_scores_old_and_new_rows(store: Store, settings: Settings) -> None:
+    """A saved note's rows go to the vector index's second matrix; candidates from either are
+    rescored with their own vectors (without joining the two matrices per search)."""
+    index = side(store, settings, dims=16)
+    index.open()
+    vectors = VectorIndex(store, index, ann_min=1, side_files=False)
+    (settings.vault / "fresh.md").write_text("# Fresh\nQuokkas sunbathe on Rottnest Island.\n")
+    Indexer(settings, store, HashEmbedder()).run()
+    vectors.sync()
+    assert len(vectors.extra) > 0
+    cids, vecs = store.load_vectors()
+    q = vecs[-1]
+    got = vectors.rescore(q, cids)
+    want = (vecs.astype(np.float16).astype(np.float32) @ q).astype(np.float32)
+    assert np.allclose(got, want, atol=1e-3)
+    vectors.close()

@@ -133,16 +133,7 @@ class VectorIndex:
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         """These rows (positions, as in `cids`), copied out of `base` and `extra`."""
-        rows = np.asarray(rows, dtype=np.int64)
-        n = len(self.base)
-        if not len(self.extra) or not len(rows) or int(rows.max()) < n:
-            picked: np.ndarray = self.base[rows]
-            return picked
-        out = np.empty((len(rows), EMBED_DIM), dtype=VECTOR_DTYPE)
-        low = rows < n
-        out[low] = self.base[rows[low]]
-        out[~low] = self.extra[rows[~low] - n]
-        return out
+        return _take(self.base, self.extra, rows)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """The query's dot product with every row."""
@@ -289,12 +280,12 @@ class VectorIndex:
 
     def rescore(self, query: np.ndarray, cids: np.ndarray) -> np.ndarray:
         """Cosines of the query with these chunks, in their order (NaN: no vector here)."""
-        matrix, known, alive = self.matrix, self.cids, self.alive  # one consistent view
-        pos = np.minimum(np.searchsorted(known, cids), max(len(known) - 1, 0))
+        base, extra, known, alive = self.base, self.extra, self.cids, self.alive  # one view;
+        pos = np.minimum(np.searchsorted(known, cids), max(len(known) - 1, 0))  # no copy of all
         found = (pos < len(known)) & (known[pos] == cids) & alive[pos] if len(known) else None
         sims = np.full(len(cids), np.nan, dtype=np.float32)
         if found is not None and found.any():
-            sims[found] = dot(matrix[pos[found]], query)
+            sims[found] = dot(_take(base, extra, pos[found]), query)
         return sims
 
     def similarities(self, query: np.ndarray, cids: list[int]) -> dict[int, float]:
@@ -317,3 +308,17 @@ class VectorIndex:
     def close(self) -> None:
         if self.ann is not None:
             self.ann.close()
+
+
+def _take(base: np.ndarray, extra: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Rows (positions over `base` then `extra`) copied out, never the whole of both."""
+    rows = np.asarray(rows, dtype=np.int64)
+    n = len(base)
+    if not len(extra) or not len(rows) or int(rows.max()) < n:
+        picked: np.ndarray = base[rows]
+        return picked
+    out = np.empty((len(rows), EMBED_DIM), dtype=VECTOR_DTYPE)
+    low = rows < n
+    out[low] = base[rows[low]]
+    out[~low] = extra[rows[~low] - n]
+    return out
