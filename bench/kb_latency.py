@@ -43,6 +43,7 @@ from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] wh
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
 from kbtui.indexing.indexer import Indexer
+from kbtui.models import SearchFilters
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 
@@ -290,6 +291,17 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool = False) ->
             f"recall@10 {served} (top {k:>3} asked) vs float32 exact: {recalls[k]:.3f} "
             f"over {len(recall)} queries (goal >= 0.98; 1M: 0.97)"
         )
+    allowed = kb.search_service.allowed(SearchFilters(type="person"))
+    if allowed is not None and len(allowed):  # what kb_search person asks of the vectors
+        mask = np.isin(reference.cids, allowed)
+        recall = [
+            len({c for c, _ in vi.search(q, 200, allowed)[:10]} & reference(q, mask)) / 10
+            for q in probes
+        ]
+        print(
+            f"recall@10 person filter ({len(allowed) / max(vi.size, 1):.0%} of the chunks) "
+            f"vs float32 exact over them: {float(np.mean(recall)):.3f}"
+        )
     del reference
     print(
         f"goal row | {stats['chunks']} chunks, {served} | RSS after first answer "
@@ -342,10 +354,13 @@ def float32_reference(kb: KnowledgeBase) -> Any:
     matrix = np.concatenate([m for _, m in parts])
     del parts
 
-    def top10(q: np.ndarray) -> set[int]:
+    def top10(q: np.ndarray, mask: np.ndarray | None = None) -> set[int]:
         sims = matrix @ np.asarray(q, dtype=np.float32)
+        if mask is not None:  # only these rows (a filter)
+            sims[~mask] = -np.inf
         return set(cids[np.argpartition(-sims, 9)[:10]].tolist())
 
+    top10.cids = cids  # type: ignore[attr-defined]
     return top10
 
 
