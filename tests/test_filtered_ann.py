@@ -4,7 +4,6 @@ chunks are not among the nearest, is scored exactly. Real DuckDB, a real side fi
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,29 +13,18 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.indexing.indexer import Indexer
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
 from kbtui.store.hnsw import HnswSideIndex
-from tests.conftest import copy_vault
+from tests.conftest import copy_indexed
 
 SIDE = "vectors.hnsw.duckdb"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    vault = copy_vault(tmp_path_factory.mktemp("filtered") / "vault")
-    settings = Settings.for_vault(vault)
-    store = Store(settings.db_path)
-    Indexer(settings, store, HashEmbedder()).run()
-    store.close()
-    return vault
-
-
 @pytest.fixture
-def served(template: Path, tmp_path: Path) -> Iterator[tuple[VectorIndex, list[int]]]:
+def served(tui_template: Path, tmp_path: Path) -> Iterator[tuple[VectorIndex, list[int]]]:
     """The vector index over an HNSW side file, and the ANN searches it made (n asked)."""
-    settings = Settings.for_vault(shutil.copytree(template, tmp_path / "vault", symlinks=True))
+    settings = Settings.for_vault(copy_indexed(tui_template, tmp_path / "vault"))
     store = Store(settings.db_path)
     asked: list[int] = []
 
