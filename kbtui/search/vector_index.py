@@ -6,11 +6,11 @@ reads and so run faster than it (100k chunks: ~10 ms against ~38 ms, under load)
 costs ~5e-4 of cosine, far under the gaps that order a top 10: recall@10 against float32
 exact is measured by bench/kb_latency.py and held by tests/test_search_real.py.
 
-Exact top-k is one mat-vec product and is the reference for recall; it serves narrowly
+Exact top-k is one mat-vec product and is the reference for recall; it always serves
 filtered queries, whose allowed rows it scores directly, so a filter never shrinks the
-result below top_k. On vaults past `hnsw_min` chunks an approximate index (vss HNSW in a
-disposable side file, see kbtui/store/hnsw.py) answers instead, once it is built and in step
-with the store: every unfiltered query, and a broad filter's when enough of its nearest pass.
+result below top_k. For unfiltered queries on vaults past `hnsw_min` chunks an approximate
+index (vss HNSW in a disposable side file, see kbtui/store/hnsw.py) answers instead, once it
+is built and in step with the store.
 
 The matrix is written to a side file next to the index (kbtui/store/side_arrays.py) and the
 next start maps it rather than reading every vector from DuckDB (100k chunks: 0.9 s): its
@@ -49,10 +49,6 @@ log = logging.getLogger("kbtui.vectors")
 VECTOR_DTYPE = np.float16
 LOAD_BATCH = 16_384  # vectors converted per store read: the float32 copy stays small
 FEW = 1_024  # up to this many new vectors are read by id, not by cid range
-# A filter that lets at least this share of the chunks through is served by the HNSW index,
-# over-fetched, where one is in use (1M chunks: exact search over a broad filter scores
-# every vector, p95 70-87 ms); a narrower one by scoring its rows (vectors gathered).
-ANN_FILTER_SHARE = 0.2
 SIDE_FILE = "vectors.f16.arrays"
 READ = ("fingerprints",)  # checked once at start: read, not mapped (side_arrays.py)
 
@@ -255,29 +251,7 @@ class VectorIndex:
             assert self.ann is not None
             cids, sims = self.ann.search(query, k)
             return list(zip(cids.tolist(), sims.tolist(), strict=True))
-        if allowed is not None and self.use_ann():
-            found = self._ann_filtered(query, k, allowed)
-            if found is not None:
-                return found
         return self.exact_search(query, k, allowed)
-
-    def _ann_filtered(
-        self, query: np.ndarray, k: int, allowed: np.ndarray
-    ) -> list[tuple[int, float]] | None:
-        """A broad filter's top k from the HNSW index's top n (n: k over the share allowed,
-        twice over), or None (exact search serves) for a narrow filter or when fewer than k of
-        those n pass it. Every allowed chunk outside the n scores below all of them, so the k
-        kept are the filter's top k, as exact as the index's n nearest."""
-        assert self.ann is not None
-        share = len(allowed) / self.size
-        if share < ANN_FILTER_SHARE:
-            return None
-        cids, sims = self.ann.search(query, int(2 * k / min(share, 1.0)) + 16)
-        pos = np.minimum(np.searchsorted(allowed, cids), len(allowed) - 1)
-        keep = allowed[pos] == cids
-        if int(keep.sum()) < k:
-            return None
-        return list(zip(cids[keep][:k].tolist(), sims[keep][:k].tolist(), strict=True))
 
     def exact_search(
         self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
