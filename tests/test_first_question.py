@@ -16,9 +16,10 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing.worker import IndexWorker
 from kbtui.runtime.index_state import FIRST_READ_WAIT, annotate, index_state
 from kbtui.runtime.runtime import VaultRuntime
-from tests.conftest import copy_vault
+from tests.conftest import copy_indexed, copy_vault
 from tests.test_mcp import open_session
 
 INDEX_KEYS = {"state", "notes_indexed", "notes_known", "chunks_embedded", "chunks_total"}
@@ -120,3 +121,35 @@ def test_a_read_at_shutdown_does_not_wait_for_a_first_pass_that_never_comes(
     reader.join(FIRST_READ_WAIT / 2)
     assert not reader.is_alive(), "a read waited for a first pass that never came"
     assert len(answers) == 1
+
+
+def test_an_indexed_vault_answers_at_once_while_its_first_pass_looks_for_changes(
+    tmp_path: Path, tui_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started on a vault it indexed before answers from that index at once and
+    says a pass is running; it does not wait for the pass to scan every file (55k notes:
+    ~1.5 s of a spawned server's first answer). Here the pass is held until the end."""
+    vault = copy_indexed(tui_template, tmp_path / "vault")
+    release = threading.Event()
+    real_pass = IndexWorker._pass
+
+    def held_pass(worker: IndexWorker, paths: list[str] | None) -> None:
+        release.wait(60)
+        real_pass(worker, paths)
+
+    monkeypatch.setattr(IndexWorker, "_pass", held_pass)
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=False)
+    runtime.start()
+    answers: list[dict[str, Any]] = []
+    try:
+        reader = threading.Thread(
+            target=lambda: answers.append(runtime.call("kb_search", {"query": "Zephyr firmware"}))
+        )
+        reader.start()
+        reader.join(FIRST_READ_WAIT / 2)
+        assert not reader.is_alive(), "the first question waited for the pass"
+        (answer,) = answers
+        assert answer["results"] and answer["index"]["state"] == "indexing"
+    finally:
+        release.set()
+        runtime.close()

@@ -21,6 +21,8 @@ from kbtui.models import NoteWrite
 from kbtui.store import graph_paths
 from kbtui.store.browse import BrowseQueries
 from kbtui.store.chunk_cache import NOTE_COLUMNS
+from kbtui.store.clean_close import closed_cleanly, forget
+from kbtui.store.clean_close import record as record_clean_close
 from kbtui.store.embeddings import EmbeddingWrites
 from kbtui.store.extensions import extension_path
 from kbtui.store.graph import GraphStore, link_key
@@ -93,6 +95,9 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
     def _open(self, read_only: bool) -> None:
         """Connect, load vss, migrate and read every table once, or raise a StoreError
         that says whether the file is busy, damaged (the caller rebuilds) or unusable."""
+        checked = closed_cleanly(self.path)  # as the last clean close left it: no check
+        if not read_only:
+            forget(self.path)
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.Error as exc:
@@ -114,12 +119,10 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             )
             try:
                 self.con.execute(f"SET memory_limit = '{CHECK_MEMORY}'")
-                check_tables(self.con)
-                self._read_at_open()
+                self._check_and_read(checked)
             except duckdb.OutOfMemoryException:  # too small for this index: the usual cap
                 self.con.execute(f"SET memory_limit = '{limit}'")
-                check_tables(self.con)
-                self._read_at_open()
+                self._check_and_read(checked)
             drop_table_pages(self.con)
             self.con.execute(f"SET memory_limit = '{limit}'")
         except duckdb.Error as exc:
@@ -128,6 +131,11 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         except BaseException:
             self.con.close()
             raise
+
+    def _check_and_read(self, checked: bool) -> None:
+        if not checked:
+            check_tables(self.con)
+        self._read_at_open()
 
     def _estimated_chunks(self) -> int:
         """Rows of the chunks table from the catalog (no scan); 0 for a new file."""
@@ -142,6 +150,8 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         if self._chunk_cache is not None:
             self._chunk_cache.close()
         self.con.close()
+        if not self.read_only:
+            record_clean_close(self.path)
 
     def snapshot(self) -> Snapshot:
         """Everything a rebuild must reproduce (kbtui.store.verify): for consistency checks."""
