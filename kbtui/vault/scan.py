@@ -30,33 +30,34 @@ def scan_vault(
     found: dict[str, FileState] = {}
     problems: list[Skipped] = []
     skip_dir = index_dir.resolve() if index_dir else None
-    stack = [vault]
+    stack = [(str(vault), "")]  # (folder, its path relative to the vault + "/"): no Path per file
     while stack:
-        folder = stack.pop()
+        folder, prefix = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError as exc:
-            problems.append(Skipped(_rel(vault, folder), f"cannot list folder: {exc.strerror}"))
+            problems.append(
+                Skipped(prefix.rstrip("/") or ".", f"cannot list folder: {exc.strerror}")
+            )
             continue
         for entry in entries:
-            if entry.name.startswith(".") or entry.name in IGNORED_DIRS:
+            name = entry.name
+            if name.startswith(".") or name in IGNORED_DIRS:
                 continue
+            rel = prefix + name
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if skip_dir is None or Path(entry.path).resolve() != skip_dir:
-                        stack.append(Path(entry.path))
+                        stack.append((entry.path, rel + "/"))
                     continue
-                if not entry.name.lower().endswith(NOTE_SUFFIXES):
+                if not name.lower().endswith(NOTE_SUFFIXES):
                     continue
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
-                problems.append(
-                    Skipped(_rel(vault, Path(entry.path)), f"cannot stat: {exc.strerror or exc}")
-                )
+                problems.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
                 continue
             if stat.S_ISDIR(st.st_mode):
                 continue  # a symlink to a folder named like a note
-            rel = _rel(vault, Path(entry.path))
             if not stat.S_ISREG(st.st_mode):  # reading a FIFO would wait for a writer forever
                 problems.append(Skipped(rel, f"not a regular file ({_kind(st.st_mode)})"))
                 continue
@@ -91,7 +92,3 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a file"
-
-
-def _rel(vault: Path, path: Path) -> str:
-    return path.relative_to(vault).as_posix()
