@@ -3,6 +3,7 @@
     python bench/mcp_latency.py                 # a fresh copy of vault_example
     python bench/mcp_latency.py --calls 500 --vault ~/notes-copy
     python bench/mcp_latency.py --calls 50 --vault-notes 6600   # obsidian-hub size, a copy
+    python bench/mcp_latency.py --spawns 5 --vault <indexed vault> --query "..."  # ready after
 
 Starts `kbtui mcp` as a subprocess over stdio (what an assistant does), times start-up and the
 first pass (index + embed), then times `--calls` calls of kb_get (cycling over every note) and
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -29,7 +31,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import QUERIES, percentiles
+from bench_common import QUERIES, cpu_times, machine_note, percentiles
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -121,6 +123,43 @@ async def bench(vault: Path, n: int, timeout: float) -> None:
         print(f"server RSS at the end: {rss:.0f} MB (peak {peak:.0f} MB)")
 
 
+async def spawned(vault: Path, query: str) -> tuple[float, float, float, int]:
+    """One spawn of `kbtui mcp` on an indexed vault: seconds to `initialize`, to the first
+    kb_search answer, the server's CPU seconds by then, and how many results it had."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
+        cwd=REPO,
+    )
+    started = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        ready = time.perf_counter() - started
+        answer = await session.call_tool("kb_search", {"query": query})
+        first = time.perf_counter() - started
+        pid = int((await status(session))["pid"])
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    found = len((answer.structured_content or {}).get("results") or [])
+    return ready, first, cpu, found
+
+
+def spawns(vault: Path, n: int, query: str) -> None:
+    """Issue 18's "ready after" for a spawned server: spawn -> first kb_search with results."""
+    rows = []
+    before = cpu_times()
+    for _ in range(n):
+        rows.append(anyio.run(spawned, vault, query))
+        ready, first, cpu, found = rows[-1]
+        print(f"initialize {ready:.2f} s, first kb_search {first:.2f} s ({found} results), "
+              f"server CPU {cpu:.2f} s")  # fmt: skip
+    print(
+        f"median of {n} spawns: initialize {statistics.median(r[0] for r in rows):.2f} s, "
+        f"first kb_search {statistics.median(r[1] for r in rows):.2f} s, server CPU "
+        f"{statistics.median(r[2] for r in rows):.2f} s; {machine_note(before)}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--vault", type=Path, help="Serve this vault (default: vault_example copy)")
@@ -128,8 +167,15 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600, help="Max seconds to index")
     parser.add_argument("--vault-notes", type=int, default=0, help="watch_latency.py's vault")
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    parser.add_argument("--spawns", type=int, default=0, help="only time N spawns on --vault")
+    parser.add_argument("--query", default="battery sensor", help="the first question")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    if args.spawns:
+        if args.vault is None:
+            parser.error("--spawns needs --vault (an indexed vault)")
+        spawns(args.vault.resolve(), args.spawns, args.query)
+        return
     if args.vault_notes:
         from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy
 

@@ -40,6 +40,18 @@ from kbtui.vault.scan import IGNORED_DIRS, is_ignored
 
 log = logging.getLogger("kbtui.watcher")
 
+
+class _StopRace(logging.Filter):
+    """watchdog's inotify emitter logs an ERROR when its read returns after `stop()` (a race
+    inside watchdog, harmless: the event is dropped as it should be); every `kbtui mcp`
+    exit printed it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "called when the thread is inactive" not in record.getMessage()
+
+
+logging.getLogger("watchdog.observers.inotify").addFilter(_StopRace())
+
 # A save is one burst of events within milliseconds (write in place, or write a temporary
 # file and rename it); 0.1 s of quiet ends it. Longer storms (a sync client, git) come as
 # several batches at worst, each indexing only its own notes. It was 0.3 s: most of the
