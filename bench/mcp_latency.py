@@ -73,12 +73,14 @@ async def timed(session: ClientSession, calls: list[tuple[str, dict[str, Any]]])
     return out
 
 
+def server(vault: Path) -> StdioServerParameters:
+    """`kbtui mcp` on this vault, as an assistant starts it."""
+    args = ["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"]
+    return StdioServerParameters(command=sys.executable, args=args, cwd=REPO)
+
+
 async def bench(vault: Path, n: int, timeout: float) -> None:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
-        cwd=REPO,
-    )
+    params = server(vault)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -126,11 +128,7 @@ async def bench(vault: Path, n: int, timeout: float) -> None:
 async def spawned(vault: Path, query: str) -> tuple[float, float, float, int]:
     """One spawn of `kbtui mcp` on an indexed vault: seconds to `initialize`, to the first
     kb_search answer, the server's CPU seconds by then, and how many results it had."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
-        cwd=REPO,
-    )
+    params = server(vault)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
