@@ -125,9 +125,10 @@ async def bench(vault: Path, n: int, timeout: float) -> None:
         print(f"server RSS at the end: {rss:.0f} MB (peak {peak:.0f} MB)")
 
 
-async def spawned(vault: Path, query: str) -> tuple[float, float, float, int]:
+async def spawned(vault: Path, query: str) -> tuple[float, float, float, int, float]:
     """One spawn of `kbtui mcp` on an indexed vault: seconds to `initialize`, to the first
-    kb_search answer, the server's CPU seconds by then, and how many results it had."""
+    kb_search answer, the server's CPU seconds by then, how many results it had, and the
+    server's RSS (MB) after it."""
     params = server(vault)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -138,8 +139,9 @@ async def spawned(vault: Path, query: str) -> tuple[float, float, float, int]:
         pid = int((await status(session))["pid"])
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        rss = rss_mb(pid)[0]
     found = len((answer.structured_content or {}).get("results") or [])
-    return ready, first, cpu, found
+    return ready, first, cpu, found, rss
 
 
 def spawns(vault: Path, n: int, query: str) -> None:
@@ -148,13 +150,14 @@ def spawns(vault: Path, n: int, query: str) -> None:
     before = cpu_times()
     for _ in range(n):
         rows.append(anyio.run(spawned, vault, query))
-        ready, first, cpu, found = rows[-1]
+        ready, first, cpu, found, rss = rows[-1]
         print(f"initialize {ready:.2f} s, first kb_search {first:.2f} s ({found} results), "
-              f"server CPU {cpu:.2f} s")  # fmt: skip
+              f"server CPU {cpu:.2f} s, RSS {rss:.0f} MB")  # fmt: skip
     print(
         f"median of {n} spawns: initialize {statistics.median(r[0] for r in rows):.2f} s, "
         f"first kb_search {statistics.median(r[1] for r in rows):.2f} s, server CPU "
-        f"{statistics.median(r[2] for r in rows):.2f} s; {machine_note(before)}"
+        f"{statistics.median(r[2] for r in rows):.2f} s, RSS after it "
+        f"{statistics.median(r[4] for r in rows):.0f} MB; {machine_note(before)}"
     )
 
 
