@@ -427,3 +427,45 @@ def test_rescoring_after_a_save_scores_old_and_new_rows(store: Store, settings: 
     want = (vecs.astype(np.float16).astype(np.float32) @ q).astype(np.float32)
     assert np.allclose(got, want, atol=1e-3)
     vectors.close()
+
+
+def mapped_kb(name: str) -> int:
+    """This process's resident kB of the mappings of files called `name` (/proc/self/smaps)."""
+    total, counting = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and ":" not in head[0]:
+            counting = len(head) > 5 and head[5].endswith("/" + name)
+        elif counting and head[0] == "Rss:":
+            total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux's smaps")
+def test_the_matrix_pages_exact_answers_mapped_are_dropped_once_the_graph_serves(
+    store: Store, settings: Settings
+) -> None:
+    """Exact answers while the graph attaches read the whole mapped float16 matrix (1M
+    chunks: 742 MB of RSS for the day); once the graph serves, its pages are unmapped and the
+    candidates' rescoring reads their rows from the file, so searches map none again."""
+    from kbtui.search.vector_index import SIDE_FILE
+
+    index = side(store, settings, dims=16)
+    vectors = VectorIndex(store, index, ann_min=1)
+    queries = store.load_vectors()[1][:8]
+    vectors.search(queries[0], 10)  # exact: the graph is not open
+    full = mapped_kb(SIDE_FILE)
+    assert full >= vectors.base.nbytes // 1024 - 8  # every page of the matrix
+    index.open()
+    vectors.release_mapped()  # what KnowledgeBase does once the graph is open
+    assert mapped_kb(SIDE_FILE) <= full - vectors.base.nbytes // 1024 + 8
+    dropped = mapped_kb(SIDE_FILE)
+    for q in queries:
+        assert vectors.use_ann() and vectors.search(q, 10) == vectors.exact_search(q, 10)
+        vectors.release_mapped()  # the exact reference above mapped them again
+        assert [c for c, _ in vectors.search(q, 10)]
+        assert mapped_kb(SIDE_FILE) <= dropped  # the rescoring read rows, mapped none
+    allowed = np.asarray(store.embedded_cids()[::2])
+    assert vectors.search(queries[0], 10, allowed=allowed)  # filtered: exact, then dropped
+    assert mapped_kb(SIDE_FILE) <= dropped
+    vectors.close()
