@@ -469,3 +469,48 @@ def test_the_matrix_pages_exact_answers_mapped_are_dropped_once_the_graph_serves
     assert vectors.search(queries[0], 10, allowed=allowed)  # filtered: exact, then dropped
     assert mapped_kb(SIDE_FILE) <= dropped
     vectors.close()
+
+
+def test_an_attach_makes_room_for_the_graph_under_a_small_cap(settings: Settings) -> None:
+    """vss reads the graph into DuckDB's pool at the first query after the ATTACH, and those
+    blocks stay pinned; under a cap too small for them that query failed "Out of Memory" and
+    left the table's index list locked, so every later search hung (what "changing the cap
+    broke the attach" was). The attach raises the cap to hold the graph first."""
+    body = """
+    used = store.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
+    small = (int(used) + 128 * 1024) // 1024  # a cap the graph's 256 KB block cannot fit in
+    store.con.execute(f"SET memory_limit = '{small}KiB'")
+    assert index.open() == "reused"
+    q = store.load_vectors()[1][0]
+    assert len(index.search(q, 5)[0]) == 5
+    pinned = store.con.execute(
+        "SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'ART_INDEX'"
+    ).fetchone()[0]
+    assert pinned > 0, pinned  # the graph's blocks, pinned while attached
+    for cap in ("2GiB", f"{(pinned >> 10) + small + 65536}KiB"):  # changed after: harmless
+        store.con.execute(f"SET memory_limit = '{cap}'")
+        assert len(index.search(q, 5)[0]) == 5
+    print("searched", flush=True)
+    """
+    script = (
+        textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        from kbtui.store import Store
+        from kbtui.store.hnsw import HnswSideIndex
+        store = Store(Path({str(settings.db_path)!r}))
+        index = HnswSideIndex(store, Path({str(settings.index_dir / SIDE)!r}), {MODEL!r})
+        """)
+        + textwrap.dedent(body)
+        + "\nos._exit(0)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        out, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, err = child.communicate()
+        pytest.fail(f"the search hung after the attach: {err.decode()[-400:]}")
+    assert child.returncode == 0 and b"searched" in out, err.decode()[-800:]

@@ -45,6 +45,7 @@ from kbtui.store import hnsw_build
 from kbtui.store.db import Store
 from kbtui.store.extensions import extension_path
 from kbtui.store.hnsw_build import CHILD, member, remove, sql_path, store_cosines, write_projected
+from kbtui.store.pool import hold_graph
 from kbtui.store.recover import StoreError
 
 log = logging.getLogger("kbtui.hnsw")
@@ -211,6 +212,7 @@ class HnswSideIndex:
         alias, cur = f"kbtui_hnsw_{next(_aliases)}", self._search_cur
         cur.execute(f"ATTACH {sql_path(self.path)} AS {alias} (READ_ONLY)")
         try:
+            hold_graph(cur, hnsw_build.graph_bytes(cur, alias, self.dims, self.m))  # pool.py
             self._load(alias, verify)
         except BaseException:
             with contextlib.suppress(duckdb.Error):
