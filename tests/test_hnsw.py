@@ -109,9 +109,10 @@ def test_reopen_after_clean_close_reuses_the_file(store: Store, settings: Settin
     assert not path.with_name(SIDE + ".wal").exists()
 
 
-def run_and_crash(settings: Settings, body: str) -> None:
-    """Run `body` in a child process that then dies without closing anything."""
-    script = (
+def child_script(settings: Settings, body: str, code: int) -> str:
+    """A child process's script: open the store and the side index, run `body`, then die
+    (exit `code`) without closing anything."""
+    return (
         textwrap.dedent(f"""
         import os, sys
         from pathlib import Path
@@ -121,8 +122,13 @@ def run_and_crash(settings: Settings, body: str) -> None:
         index = HnswSideIndex(store, Path({str(settings.index_dir / SIDE)!r}), {MODEL!r})
         """)
         + textwrap.dedent(body)
-        + "\nsys.stdout.flush()\nos._exit(1)\n"
+        + f"\nsys.stdout.flush()\nos._exit({code})\n"
     )
+
+
+def run_and_crash(settings: Settings, body: str) -> None:
+    """Run `body` in a child process that then dies without closing anything."""
+    script = child_script(settings, body, 1)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
     assert done.returncode == 1, done.stderr.decode()
 
@@ -492,20 +498,10 @@ def test_an_attach_makes_room_for_the_graph_under_a_small_cap(settings: Settings
         assert len(index.search(q, 5)[0]) == 5
     print("searched", flush=True)
     """
-    script = (
-        textwrap.dedent(f"""
-        import os, sys
-        from pathlib import Path
-        from kbtui.store import Store
-        from kbtui.store.hnsw import HnswSideIndex
-        store = Store(Path({str(settings.db_path)!r}))
-        index = HnswSideIndex(store, Path({str(settings.index_dir / SIDE)!r}), {MODEL!r})
-        """)
-        + textwrap.dedent(body)
-        + "\nos._exit(0)\n"
-    )
     child = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-c", child_script(settings, body, 0)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         out, err = child.communicate(timeout=60)
