@@ -263,12 +263,13 @@ class VectorIndex:
         return found
 
     def release_mapped(self) -> None:
-        """While the approximate index serves, drop from this process the mapped matrix's
-        pages an exact scan read: it reads them all (1M chunks: 742 MB of RSS after the
-        first answers, scored exact while the graph attached), and the HNSW candidates'
-        rescoring reads its rows from the file (GATHER_READ), not through the mapping.
-        They stay in the OS's page cache; the next exact scan maps them again."""
-        if self._touched and self.use_ann():
+        """In a vault with an approximate index: drop from this process the mapped matrix's
+        pages an exact scan read. It reads them all (1M chunks: 742 MB of RSS for the day
+        after the first answer, scored exact while the graph attached), and the HNSW
+        candidates' rescoring reads its rows from the file (GATHER_READ), not through the
+        mapping. They stay in the OS's page cache: the next exact scan maps them again at
+        no measurable cost (1M: the drop 2 ms, a scan after it 61-87 ms, as before it)."""
+        if self._touched and self.ann is not None:
             self._touched = False
             release(self.base)
 
