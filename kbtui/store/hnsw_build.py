@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
+from kbtui.store import pool
 
 BASIS_SAMPLE = 20_000  # vectors the principal directions are taken from
 PROJECT_BATCH = 50_000  # vectors projected into the build file at once
@@ -98,17 +99,17 @@ def remove(path: Path) -> None:
         p.unlink(missing_ok=True)
 
 
-def graph_bytes(cur: duckdb.DuckDBPyConnection, alias: str, dims: int, m: int) -> int:
-    """An upper bound of the pool memory the graph of the attached side file `alias` takes
-    once vss has read it (1M vectors, 128 dims, m=16: 631 MB measured): per vector its
-    floats, its links (2m on the base layer) and their header; its row count from the
-    catalog (no scan)."""
+def hold_graph(cur: duckdb.DuckDBPyConnection, alias: str, dims: int, m: int) -> None:
+    """Before the first query of the attached side file `alias`: make room in the pool for
+    its graph (kbtui/store/pool.py), taken as an upper bound (1M vectors, 128 dims, m=16:
+    631 MB measured): per vector its floats, its links (2m on the base layer) and their
+    header; the row count from the catalog (no scan)."""
     row = cur.execute(
         """SELECT estimated_size FROM duckdb_tables()
            WHERE database_name = ? AND table_name = 'vecs'""",
         [alias],
     ).fetchone()
-    return int(row[0] if row and row[0] else 0) * (4 * dims + 8 * m + 64)
+    pool.hold_graph(cur, int(row[0] if row and row[0] else 0) * (4 * dims + 8 * m + 64))
 
 
 def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:

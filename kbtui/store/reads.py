@@ -34,8 +34,6 @@ class ReadQueries:
     _chunk_cache: ChunkCache | None = None
     _chunk_cache_at = -1
     count_pending: Callable[[], int]  # EmbeddingWrites'
-    _pending_from: int  # EmbeddingWrites': no chunk under it waits for a vector
-    _next_cid: int
     _embedded_at_open: np.ndarray | None = None
     _chunk_side_due = 0  # rows of the mapped side file still true; past STALE_FRACTION: write
 
@@ -92,25 +90,6 @@ class ReadQueries:
             np.asarray(res["cid"], dtype=np.int64),
             np.asarray(res["tf"], dtype=np.float32),
         )
-
-    def _read_at_open(self) -> None:
-        """At open, under the damage check's small pool cap (db.py): the reads of the vector
-        column every first answer makes (100k chunks: ~0.1 s each, and 30 MB of pages the
-        pool kept), kept until this process's first write (the file is locked to it).
-
-        One read of the column answers both the embedded ids and the chunks waiting for a
-        vector (the floor of count_pending), and is the damage check's read of it: asked
-        apart, the ids, the check's count and stats' count of the waiting ones each read
-        every vector (1M chunks: 1.2-1.8 s each, three of them before the first answer)."""
-        res = self.con.execute(
-            """SELECT cid, embedding IS NOT NULL AS has,
-                   embedding IS NULL AND not_embedded IS NULL AS waiting FROM chunks"""
-        ).fetchnumpy()
-        cids = np.asarray(res["cid"], dtype=np.int64)
-        has, waiting = np.asarray(res["has"], dtype=bool), np.asarray(res["waiting"], dtype=bool)
-        self._embedded_at_open = np.sort(cids[has])  # no SQL sort
-        self._pending_from = int(cids[waiting].min()) if waiting.any() else self._next_cid
-        self.stats()
 
     def embedded_cids(self) -> np.ndarray:
         if self.generation == 0 and self._embedded_at_open is not None:
