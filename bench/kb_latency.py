@@ -272,6 +272,7 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool = False) ->
     measuring_note = machine_note(started_cpu)
     print(f"while measuring: {measuring_note}")
     print(rss_line("after the timed rounds"))
+    print(f"  DuckDB's buffer pool: {duckdb_memory(kb)}")
     vi = kb.search_service.vectors
     if realistic:
         probes = qvecs[:200]

@@ -15,7 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
+import pytest
 
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.search.clusters import assign
@@ -182,3 +184,49 @@ def test_a_save_places_its_note_in_a_cluster_without_looking_at_every_note(
     ids, vectors = every_note()
     expected = int(assign(vectors[[ids.index("note:clustered")]], topics.model.centroids)[0][0])
     assert answer["cluster"]["cluster_id"] == topics.model.info(expected)["cluster_id"]
+
+
+def test_opening_reads_the_vector_column_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the first answer, the open read every vector three times: the damage check's
+    count, the embedded ids and stats' count of the waiting chunks (1M chunks: 1.2-1.8 s
+    each). One read answers all three; the waiting chunks' floor it sets keeps the later
+    counts to the chunks past it."""
+    path = tmp_path / "index.duckdb"
+    store = Store(path)
+    store.con.execute(
+        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms, embedding, not_embedded)
+           SELECT i, 'n' || i, 'n' || i, 0, '', 'text ' || i, 0, 0, md5(i::VARCHAR), 1,
+                  list_transform(range(384), x -> 0.05)::FLOAT[384],
+                  CASE WHEN i % 6 = 0 THEN 'code' END
+           FROM range(1, 301) t(i)"""
+    )
+    store.con.execute("UPDATE chunks SET embedding = NULL WHERE cid % 3 = 0 OR cid = 250")
+    store.con.execute("CHECKPOINT")
+    store.close()
+    connect = duckdb.connect
+    recorders: list[Recorder] = []
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        recorders.append(Recorder(connect(*args, **kwargs)))
+        return recorders[-1]
+
+    monkeypatch.setattr(duckdb, "connect", recording)
+    store = Store(path)
+    monkeypatch.undo()
+    try:
+        assert vector_reads(recorders[0].statements) == [
+            s for s in recorders[0].statements if "embedding IS NOT NULL AS has" in s
+        ]
+        assert len(vector_reads(recorders[0].statements)) == 1
+        waiting = [i for i in range(1, 301) if (i % 3 == 0 or i == 250) and i % 6 != 0]
+        embedded = [i for i in range(1, 301) if i % 3 != 0 and i != 250]
+        assert store.embedded_at_open().tolist() == embedded  # type: ignore[union-attr]
+        assert store.count_pending() == len(waiting)
+        stats = store.stats()
+        assert (stats["embedded"], stats["not_embedded"]) == (len(embedded), 50)
+        assert store._pending_from == min(waiting)  # the later counts start there
+    finally:
+        store.close()

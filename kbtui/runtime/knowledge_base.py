@@ -84,6 +84,7 @@ class KnowledgeBase:
         assert self._ann is not None
         try:
             self._ann_state = self._ann.open()
+            self.vectors.release_mapped()  # what the exact answers meanwhile mapped
         except Exception as exc:  # exact search keeps serving; say why HNSW is off
             log.warning("HNSW index unavailable, using exact search: %s", exc)
             self._ann_state = f"failed: {exc}"

@@ -219,6 +219,7 @@ class HnswSideIndex:
         self._alias = alias
 
     def _load(self, alias: str, verify: bool) -> None:
+        hnsw_build.hold_graph(self._search_cur, alias, self.dims, self.m)  # pinned: see pool.py
         cur, sql = self._search_cur, f"SELECT cid, false AS x FROM {alias}.vecs ORDER BY cid"
         if verify:  # same cid, other vector: the main file was rebuilt or a cid was reused
             sql = f"""SELECT v.cid, coalesce(hash(c.embedding) <> v.h, false) AS x
@@ -232,8 +233,7 @@ class HnswSideIndex:
         self._changed = self._base[np.asarray(res["x"], dtype=bool)]
         self._hidden = self._delta_cids = np.zeros(0, dtype=np.int64)
         self._delta_vecs = np.zeros((0, EMBED_DIM), dtype=np.float32)
-        # Page the graph in now: vss reads its blocks on first use; without these ~1 s of
-        # queries the first ~30 searches after an attach took 2-4x longer (300k chunks).
+        # Page the graph in now (else the first ~30 searches took 2-4x longer at 300k chunks)
         rng = np.random.default_rng(0)
         for v in rng.standard_normal((WARM_QUERIES, EMBED_DIM)).astype(np.float32):
             self._query(v / np.linalg.norm(v), 200, alias)

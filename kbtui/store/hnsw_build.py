@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
+from kbtui.store import pool
 
 BASIS_SAMPLE = 20_000  # vectors the principal directions are taken from
 PROJECT_BATCH = 50_000  # vectors projected into the build file at once
@@ -96,6 +97,19 @@ def store_cosines(cur: duckdb.DuckDBPyConnection, q: np.ndarray, cids: np.ndarra
 def remove(path: Path) -> None:
     for p in (path, path.with_name(path.name + ".wal")):
         p.unlink(missing_ok=True)
+
+
+def hold_graph(cur: duckdb.DuckDBPyConnection, alias: str, dims: int, m: int) -> None:
+    """Before the first query of the attached side file `alias`: make room in the pool for
+    its graph (kbtui/store/pool.py), taken as an upper bound (1M vectors, 128 dims, m=16:
+    631 MB measured): per vector its floats, its links (2m on the base layer) and their
+    header; the row count from the catalog (no scan)."""
+    row = cur.execute(
+        """SELECT estimated_size FROM duckdb_tables()
+           WHERE database_name = ? AND table_name = 'vecs'""",
+        [alias],
+    ).fetchone()
+    pool.hold_graph(cur, int(row[0] if row and row[0] else 0) * (4 * dims + 8 * m + 64))
 
 
 def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:

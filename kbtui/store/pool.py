@@ -6,8 +6,7 @@ from contextlib import suppress
 
 import duckdb
 
-# The pool, capped once at connect and never changed (changing it after the
-# HNSW side file is attached broke the attach). By default it may keep 80% of the machine's
+# The pool, capped at connect. By default it may keep 80% of the machine's
 # RAM of table pages it has read: at 300k chunks ~1.5 GB after the in-RAM indexes are filled,
 # all of it already copied into them. The cap must still hold the HNSW graph, which vss keeps
 # in buffer-managed memory (20k vectors: 34 MB; a 16 MB cap fails its queries with "Out of
@@ -26,6 +25,15 @@ import duckdb
 # DuckDB drop those pages. Not lower: data not yet in the file (a WAL replayed at open)
 # would be written out to temporary files (a 1 MiB cap wrote all of a 100k-row WAL, 82 MB,
 # where the check's cap writes what passes 32 MiB, as before).
+# What "changing the cap broke the HNSW attach" was (DuckDB 1.5.5 + vss, measured): vss
+# reads the side file's graph into the pool at the first query after the ATTACH and copies
+# it into its own memory; those blocks (tag ART_INDEX, 1M chunks: 631 MB) stay pinned while
+# the file is attached: no cap evicts them. When the cap cannot hold them, that first query
+# fails with "Out of Memory" and leaves a lock of the table's index list taken: every later
+# query on the file hangs, whatever the cap is set to afterwards. Raising or lowering the
+# cap once the graph is in, above what is pinned, is harmless. So an attach first makes
+# room for the file's graph (hold_graph), and follow_growth raises the cap while a side
+# file is attached too (a rebuild then attaches a larger graph).
 MEMORY_BASE = 256 * 2**20
 # The projected HNSW graph's blocks take ~0.65 KB a vector (55k realistic: 35 MB). 3 KB, sized
 # for the 384-dimension graph, let the HNSW build's read of every vector keep 1.8 GB of table
@@ -35,6 +43,7 @@ GROWTH = 2
 GROW_MIN = 20_000  # chunks: below this the cap of an empty index (256 MB) is plenty
 CHECK_MEMORY = "32MiB"
 EVICT_SLACK = 2**20
+GRAPH_SLACK = 64 * 2**20
 
 
 def memory_limit(chunks: int) -> str:
@@ -44,16 +53,29 @@ def memory_limit(chunks: int) -> str:
 
 def follow_growth(con: duckdb.DuckDBPyConnection, sized_for: int, chunks: int) -> int:
     """Raise the cap for an index of `chunks` chunks once it holds over GROWTH times those it
-    was set for, unless an HNSW side file is attached. Returns the chunks it is set for."""
+    was set for. Returns the chunks it is set for."""
     if chunks <= max(GROWTH * sized_for, GROW_MIN):
         return sized_for
-    row = con.execute(
-        "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'kbtui_hnsw%'"
-    ).fetchone()
-    if row and row[0]:
-        return sized_for
-    con.execute(f"SET memory_limit = '{memory_limit(chunks)}'")
+    raise_limit(con, (MEMORY_BASE + MEMORY_PER_CHUNK * chunks) >> 20 << 20)  # memory_limit's
     return chunks
+
+
+def hold_graph(con: duckdb.DuckDBPyConnection, graph_bytes: int) -> None:
+    """Before the first query of an attached HNSW side file: raise the cap, if need be, so
+    that it holds what the pool holds now, the file's graph (`graph_bytes`) and GRAPH_SLACK
+    for the table pages that query reads."""
+    used = con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()
+    raise_limit(con, (int(used[0]) if used and used[0] else 0) + graph_bytes + GRAPH_SLACK)
+
+
+def raise_limit(con: duckdb.DuckDBPyConnection, wanted: int) -> None:
+    """Set the cap to `wanted` bytes if it is lower (DuckDB reads it back rounded to a tenth
+    of its unit: a cap within that of `wanted` stays)."""
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    number, _, unit = str(row[0] if row else "0 bytes").partition(" ")
+    scale = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}.get(unit, 1)
+    if wanted > (float(number) + 0.05) * scale:
+        con.execute(f"SET memory_limit = '{wanted // 2**10}KiB'")
 
 
 def drop_table_pages(con: duckdb.DuckDBPyConnection) -> None:

@@ -91,14 +91,6 @@ class ReadQueries:
             np.asarray(res["tf"], dtype=np.float32),
         )
 
-    def _read_at_open(self) -> None:
-        """At open, under the damage check's small pool cap (db.py): the reads of the vector
-        column every first answer makes (100k chunks: ~0.1 s each, and 30 MB of pages the
-        pool kept), kept until this process's first write (the file is locked to it)."""
-        res = self.con.execute("SELECT cid FROM chunks WHERE embedding IS NOT NULL").fetchnumpy()
-        self._embedded_at_open = np.sort(np.asarray(res["cid"], dtype=np.int64))  # no SQL sort
-        self.stats()
-
     def embedded_cids(self) -> np.ndarray:
         if self.generation == 0 and self._embedded_at_open is not None:
             return self._embedded_at_open

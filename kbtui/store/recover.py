@@ -65,7 +65,7 @@ CHECKS = (
     "SELECT count(*), sum(length(path)), sum(length(title)), sum(length(file_hash)),"
     " sum(length(frontmatter::VARCHAR)), sum(size) FROM notes",
     "SELECT count(*), sum(cid), sum(length(content)), sum(length(heading)),"
-    " sum(length(content_hash)), count(embedding) FROM chunks",
+    " sum(length(content_hash)) FROM chunks",  # the vectors: Store._read_at_open reads them
     "SELECT count(*), sum(term), sum(cid), sum(tf) FROM postings",
     "SELECT count(*), sum(length(tag)) FROM tags",
     "SELECT count(*), sum(length(target)), sum(length(key)) FROM links",
@@ -88,7 +88,8 @@ def is_damage(exc: BaseException) -> bool:
 
 
 def check_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Read every indexed row once; raises duckdb.Error where a block is damaged."""
+    """Read every indexed row once (the vector column: Store._read_at_open, right after);
+    raises duckdb.Error where a block is damaged."""
     for sql in CHECKS:
         con.execute(sql).fetchall()
 

@@ -74,6 +74,40 @@ class FileArray:
         return whole if dtype is None else whole.astype(dtype)
 
 
+class FileRows:
+    """The rows of a mapped 2-D array, read from the file (os.pread) a row at a time: a
+    gather of a few hundred rows (the HNSW candidates rescored) copies 768 bytes each,
+    where reading them through the mapping maps a whole page-cache folio per row (up to
+    2 MB) and, at a million rows, all of the matrix again after one search."""
+
+    def __init__(self, fd: _Descriptor, offset: int, dtype: np.dtype[Any], shape: tuple[int, int]):
+        self._fd, self._offset, self.dtype, self.shape = fd, offset, dtype, shape
+        self._row = shape[1] * dtype.itemsize
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        fd, offset, size = self._fd.fd, self._offset, self._row
+        data = b"".join(os.pread(fd, size, offset + int(r) * size) for r in rows)
+        if len(data) != len(rows) * size:
+            raise OSError("side file cut short while in use")
+        return np.frombuffer(data, self.dtype).reshape(len(rows), self.shape[1])
+
+
+def release(array: np.ndarray) -> None:
+    """Unmap from this process the pages of a mapped side file's array (MADV_DONTNEED): they
+    stay in the OS's page cache and the next read maps them again. No-op for an array in
+    RAM (or where madvise is missing)."""
+    pages: Any = array
+    while isinstance(pages, np.ndarray | memoryview):
+        pages = pages.base if isinstance(pages, np.ndarray) else pages.obj
+    if not isinstance(pages, mmap.mmap) or not array.nbytes or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    start = array.ctypes.data - np.frombuffer(pages, np.uint8).ctypes.data
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    end = (start + array.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end > first:
+        pages.madvise(mmap.MADV_DONTNEED, first, end - first)
+
+
 class _Descriptor:
     """A file descriptor closed when this is collected."""
 
@@ -135,13 +169,18 @@ def write_arrays(path: Path, arrays: dict[str, np.ndarray], stamp: dict[str, Any
 
 
 def load_arrays(
-    path: Path, stamp: dict[str, Any], names: tuple[str, ...], read: tuple[str, ...] = ()
+    path: Path,
+    stamp: dict[str, Any],
+    names: tuple[str, ...],
+    read: tuple[str, ...] = (),
+    rows: dict[str, FileRows] | None = None,
 ) -> dict[str, Column] | None:
     """The arrays of `path`, mapped read-only (those named in `read`: FileArrays), if it
     was written for `stamp`, is whole and holds every one of `names`; else None, and a file
-    that exists but does not fit is deleted."""
+    that exists but does not fit is deleted. Given `rows`, each mapped 2-D array's FileRows
+    is set there under its name, to read it a row at a time as well."""
     try:
-        arrays = _load(path, stamp, read)
+        arrays = _load(path, stamp, read, rows)
         if arrays is not None and not set(names) <= set(arrays):
             raise ValueError("arrays missing")
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -154,7 +193,9 @@ def load_arrays(
     return arrays
 
 
-def _load(path: Path, stamp: dict[str, Any], read: tuple[str, ...]) -> dict[str, Column] | None:
+def _load(
+    path: Path, stamp: dict[str, Any], read: tuple[str, ...], rows: dict[str, FileRows] | None
+) -> dict[str, Column] | None:
     with open(path, "rb") as f:
         if f.read(len(MAGIC)) != MAGIC:
             raise ValueError("not a side file")
@@ -175,7 +216,8 @@ def _load(path: Path, stamp: dict[str, Any], read: tuple[str, ...]) -> dict[str,
         if not header["payload"]:
             return {s["name"]: np.zeros(s["shape"], s["dtype"]) for s in header["arrays"]}
         pages = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        fd = _Descriptor(os.dup(f.fileno())) if read else None  # the file just checked
+        want = read or rows is not None
+        fd = _Descriptor(os.dup(f.fileno())) if want else None  # the file just checked
     out: dict[str, Column] = {}
     for spec in header["arrays"]:
         dtype, shape = np.dtype(spec["dtype"]), tuple(spec["shape"])
@@ -187,4 +229,6 @@ def _load(path: Path, stamp: dict[str, Any], read: tuple[str, ...]) -> dict[str,
             out[spec["name"]] = FileArray(fd, offset, dtype, count)
         else:  # keeps the mapping alive; unmapped when all its arrays are dropped
             out[spec["name"]] = np.frombuffer(pages, dtype, count, offset).reshape(shape)
+            if rows is not None and fd is not None and len(shape) == 2:
+                rows[spec["name"]] = FileRows(fd, offset, dtype, (shape[0], shape[1]))
     return out
