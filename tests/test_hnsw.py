@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -22,30 +20,24 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store, StoreError
 from kbtui.store.hnsw import HnswSideIndex
-from tests.conftest import copy_vault
-
-MODEL = HashEmbedder.model_id
-SIDE = "vectors.hnsw.duckdb"
+from tests.hnsw_kit import (
+    MODEL,
+    SIDE,
+    child_script,
+    copy_template,
+    make_template,
+    side,
+)
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """vault_example indexed with the hash embedder, with a built side file (copied per test)."""
-    vault = copy_vault(tmp_path_factory.mktemp("hnsw") / "vault")
-    settings = Settings.for_vault(vault)
-    store = Store(settings.db_path)
-    Indexer(settings, store, HashEmbedder()).run()
-    index = HnswSideIndex(store, settings.index_dir / SIDE, MODEL)
-    assert index.open() == "built"
-    index.close()
-    store.close()
-    return vault
+    return make_template(tmp_path_factory.mktemp("hnsw"))
 
 
 @pytest.fixture
 def settings(template: Path, tmp_path: Path) -> Settings:
-    vault = shutil.copytree(template, tmp_path / "vault", symlinks=True)  # copy2 keeps mtimes
-    return Settings.for_vault(vault)
+    return copy_template(template, tmp_path)
 
 
 @pytest.fixture
@@ -53,10 +45,6 @@ def store(settings: Settings) -> Iterator[Store]:
     s = Store(settings.db_path)
     yield s
     s.close()
-
-
-def side(store: Store, settings: Settings, **kwargs: int) -> HnswSideIndex:
-    return HnswSideIndex(store, settings.index_dir / SIDE, MODEL, **kwargs)
 
 
 def exact(store: Store, query: np.ndarray, k: int) -> list[int]:
@@ -107,23 +95,6 @@ def test_reopen_after_clean_close_reuses_the_file(store: Store, settings: Settin
         index.close()  # twice is fine
     assert path.stat().st_mtime_ns == before
     assert not path.with_name(SIDE + ".wal").exists()
-
-
-def child_script(settings: Settings, body: str, code: int) -> str:
-    """A child process's script: open the store and the side index, run `body`, then die
-    (exit `code`) without closing anything."""
-    return (
-        textwrap.dedent(f"""
-        import os, sys
-        from pathlib import Path
-        from kbtui.store import Store
-        from kbtui.store.hnsw import HnswSideIndex
-        store = Store(Path({str(settings.db_path)!r}))
-        index = HnswSideIndex(store, Path({str(settings.index_dir / SIDE)!r}), {MODEL!r})
-        """)
-        + textwrap.dedent(body)
-        + f"\nsys.stdout.flush()\nos._exit({code})\n"
-    )
 
 
 def run_and_crash(settings: Settings, body: str) -> None:
@@ -433,82 +404,3 @@ def test_rescoring_after_a_save_scores_old_and_new_rows(store: Store, settings: 
     want = (vecs.astype(np.float16).astype(np.float32) @ q).astype(np.float32)
     assert np.allclose(got, want, atol=1e-3)
     vectors.close()
-
-
-def mapped_kb(name: str) -> int:
-    """This process's resident kB of the mappings of files called `name` (/proc/self/smaps)."""
-    total, counting = 0, False
-    for line in Path("/proc/self/smaps").read_text().splitlines():
-        head = line.split()
-        if head and "-" in head[0] and ":" not in head[0]:
-            counting = len(head) > 5 and head[5].endswith("/" + name)
-        elif counting and head[0] == "Rss:":
-            total += int(head[1])
-    return total
-
-
-@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux's smaps")
-def test_the_matrix_pages_exact_answers_mapped_are_dropped_once_the_graph_serves(
-    store: Store, settings: Settings
-) -> None:
-    """Exact answers while the graph attaches read the whole mapped float16 matrix (1M
-    chunks: 742 MB of RSS for the day); in a vault with a graph its pages are unmapped after
-    each exact scan, and the candidates' rescoring reads their rows from the file, so
-    searches map none again."""
-    from kbtui.search.vector_index import SIDE_FILE
-
-    index = side(store, settings, dims=16)
-    vectors = VectorIndex(store, index, ann_min=1)
-    queries = store.load_vectors()[1][:8]
-    matrix_kb = vectors.base.nbytes // 1024
-    vectors.exact_search(queries[0], 10)  # the reference: maps every page of the matrix
-    full = mapped_kb(SIDE_FILE)
-    assert full >= matrix_kb - 8
-    assert vectors.search(queries[0], 10)  # exact, the graph not open yet: then dropped
-    dropped = mapped_kb(SIDE_FILE)
-    assert dropped <= full - matrix_kb + 8
-    index.open()
-    for q in queries:
-        assert vectors.use_ann() and vectors.search(q, 10) == vectors.exact_search(q, 10)
-        vectors.release_mapped()  # the exact reference above mapped them again
-        assert [c for c, _ in vectors.search(q, 10)]
-        assert mapped_kb(SIDE_FILE) <= dropped  # the rescoring read rows, mapped none
-    allowed = np.asarray(store.embedded_cids()[::2])
-    assert vectors.search(queries[0], 10, allowed=allowed)  # filtered: exact, then dropped
-    assert mapped_kb(SIDE_FILE) <= dropped
-    vectors.close()
-
-
-def test_an_attach_makes_room_for_the_graph_under_a_small_cap(settings: Settings) -> None:
-    """vss reads the graph into DuckDB's pool at the first query after the ATTACH, and those
-    blocks stay pinned; under a cap too small for them that query failed "Out of Memory" and
-    left the table's index list locked, so every later search hung (what "changing the cap
-    broke the attach" was). The attach raises the cap to hold the graph first."""
-    body = """
-    used = store.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
-    small = (int(used) + 128 * 1024) // 1024  # a cap the graph's 256 KB block cannot fit in
-    store.con.execute(f"SET memory_limit = '{small}KiB'")
-    assert index.open() == "reused"
-    q = store.load_vectors()[1][0]
-    assert len(index.search(q, 5)[0]) == 5
-    pinned = store.con.execute(
-        "SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'ART_INDEX'"
-    ).fetchone()[0]
-    assert pinned > 0, pinned  # the graph's blocks, pinned while attached
-    for cap in ("2GiB", f"{(pinned >> 10) + small + 65536}KiB"):  # changed after: harmless
-        store.con.execute(f"SET memory_limit = '{cap}'")
-        assert len(index.search(q, 5)[0]) == 5
-    print("searched", flush=True)
-    """
-    child = subprocess.Popen(
-        [sys.executable, "-c", child_script(settings, body, 0)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        out, err = child.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        out, err = child.communicate()
-        pytest.fail(f"the search hung after the attach: {err.decode()[-400:]}")
-    assert child.returncode == 0 and b"searched" in out, err.decode()[-800:]
