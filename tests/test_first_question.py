@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -153,3 +154,40 @@ def test_an_indexed_vault_answers_at_once_while_its_first_pass_looks_for_changes
     finally:
         release.set()
         runtime.close()
+
+
+def test_a_spawned_servers_watcher_and_pass_wait_for_its_first_answer(
+    tmp_path: Path, tui_template: Path
+) -> None:
+    """`kbtui mcp` on an indexed vault: the watcher and the pass at start are Python work on
+    the interpreter lock the first answer needs, so they begin once it is given."""
+    vault = copy_indexed(tui_template, tmp_path / "vault")
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=True)
+    runtime.start(first_answer_first=True)
+    try:
+        assert not runtime.worker.alive  # waiting for the first answer (START_DELAY at most)
+        assert runtime.watcher is not None and not runtime.watcher.alive
+        answer = runtime.call("kb_search", {"query": "Zephyr firmware"})
+        assert answer["results"] and answer["index"]["state"] == "indexing"
+        deadline = time.monotonic() + 30
+        while not runtime.worker.alive and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert runtime.worker.alive and runtime.worker.wait_idle(30)
+        assert runtime.watcher is not None and runtime.watcher.alive
+        assert runtime.call("kb_search", {"query": "Zephyr firmware"})["index"]["state"] == "ready"
+    finally:
+        runtime.close()
+
+
+@pytest.mark.parametrize("answered", [False, True])
+def test_a_deferred_start_never_begins_after_close(
+    tmp_path: Path, tui_template: Path, answered: bool
+) -> None:
+    vault = copy_indexed(tui_template, tmp_path / "vault")
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=True)
+    runtime.start(first_answer_first=True)
+    if answered:
+        runtime.call("kb_get", {"id": "person:amara_nwosu"})
+    runtime.close()
+    assert not runtime.worker.alive
+    assert runtime.watcher is not None and not runtime.watcher.alive

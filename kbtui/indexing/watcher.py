@@ -225,6 +225,11 @@ class VaultWatcher:
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
 
+    @property
+    def alive(self) -> bool:
+        """True while the filesystem observer runs (between start and stop)."""
+        return self._observer is not None and self._observer.is_alive()
+
     def start(self) -> bool:
         """Start watching; False (with a warning) when the OS refuses, e.g. inotify limits."""
         observer = Observer()

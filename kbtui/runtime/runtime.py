@@ -22,6 +22,8 @@ from kbtui.runtime.index_state import FIRST_READ_WAIT, WITH_INDEX_STATE, annotat
 from kbtui.tools.catalog import PUBLISHED
 from kbtui.tools.envelope import UnavailableError, failure
 
+START_DELAY = 1.0  # s: the longest a deferred start waits for the first answer
+
 if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
     from kbtui.embed import Embedder
     from kbtui.indexing.indexer import Progress
@@ -84,13 +86,20 @@ class VaultRuntime:
         # what changed since (its `index` says "indexing"): on 55k notes that scan alone kept
         # a spawned server's first answer waiting ~1.5 s. A new vault's first question waits.
         self._answer_at_once = self.kb.store.note_count() > 0
+        self._answered = threading.Event()  # a call was answered (or the runtime closes)
+        self._start_lock = threading.Lock()
+        self._no_start = False  # set by close(): the deferred start must not begin
+        self._starter: threading.Thread | None = None
 
-    def start(self, catch_up: bool = True) -> None:
+    def start(self, catch_up: bool = True, first_answer_first: bool = False) -> None:
         """Start loading the model, start watching, then index in the background. The watcher starts
         first so that a change made while the first pass runs is queued, not missed.
 
         `catch_up=False` (a one-shot command): no first pass and the model loads on first use;
-        the worker thread still waits for batches and `reindex` requests."""
+        the worker thread still waits for batches and `reindex` requests. `first_answer_first`
+        (a spawned MCP server): on an index that holds notes, the watcher and the pass at
+        start wait for the first answer, up to START_DELAY: they are Python work on the one
+        interpreter lock the first answer needs (100k chunks: ~0.2 s of a 1.8 s spawn)."""
         preload = getattr(self.embedder, "preload", None)
         load = getattr(self.embedder, "load", None)
         if catch_up and callable(preload):
@@ -98,9 +107,22 @@ class VaultRuntime:
         elif catch_up and callable(load):
             with self.lock:
                 load()
+        if catch_up and first_answer_first and self._answer_at_once:
+            self._starter = threading.Thread(target=self._start_later, name="kbtui-start")
+            self._starter.start()
+            return
+        self._start_indexing(catch_up)
+
+    def _start_indexing(self, catch_up: bool) -> None:
         if self.watcher is not None:
             self.watcher.start()
         self.worker.start(full=catch_up)
+
+    def _start_later(self) -> None:
+        self._answered.wait(START_DELAY)
+        with self._start_lock:
+            if not self._no_start:
+                self._start_indexing(True)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """One tool call under the lock; `kb.call` validates and never raises. Reads say
@@ -116,7 +138,8 @@ class VaultRuntime:
                 return failure(closed, spec.empty if (spec := PUBLISHED.get(name)) else None)
             if name in WITH_INDEX_STATE:
                 annotate(answer, index_state(self.worker.status(), self.kb.store.stats()))
-            return answer
+        self._answered.set()
+        return answer
 
     @contextmanager
     def _released(self) -> Iterator[None]:
@@ -204,6 +227,11 @@ class VaultRuntime:
         try:
             if self._closed:
                 return
+            with self._start_lock:  # a deferred start either ran or never will
+                self._no_start = True
+            self._answered.set()
+            if self._starter is not None:
+                self._starter.join()  # at once: it sees _no_start, or it has started them
             self.worker.request_stop()
             if self.watcher is not None:
                 self.watcher.stop(timeout)

@@ -105,6 +105,7 @@ class SharedVault:
         self.long_lived = long_lived
         self.watch = watch
         self.wait = wait
+        self.background = background  # a spawned server: its first answer comes first
         self._factory = embedder_factory
         self._embedder: Embedder | None = None
         self._made_embedder = False
@@ -326,7 +327,7 @@ class SharedVault:
                     log.warning("cannot share the vault with other kbtui processes: %s", exc)
                     server.close()
                     server = None
-            runtime.start(catch_up=self.long_lived)
+            runtime.start(catch_up=self.long_lived, first_answer_first=self.background)
         except BaseException:
             if server is not None:
                 server.stop_accepting()
