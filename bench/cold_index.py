@@ -12,7 +12,6 @@ all have one, so each copy gets a seeded spread over a year (recent-first order 
     python bench/cold_index.py                               # Node.js + npm docs
     python bench/cold_index.py --vault ~/notes --recent 200
     python bench/cold_index.py --interrupt-after 60          # Ctrl-C mid-pass, then resume
-    python bench/cold_index.py --no-pool                     # one model session, no pool
 
 Works on a copy (the source is never touched); prints figures, asserts nothing.
 """
@@ -198,12 +197,7 @@ def main() -> None:
     parser.add_argument("--recent", type=int, default=0, help="N most recent notes (10%%)")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--interrupt-after", type=float, help="seconds before SIGINT")
-    parser.add_argument("--no-pool", action="store_true", help="one ONNX session, no pool")
     args = parser.parse_args()
-    if args.no_pool:
-        import kbtui.embed
-
-        kbtui.embed.MAX_WORKERS = 1  # FastEmbedder.open_pool() then opens none
     with tempfile.TemporaryDirectory(prefix="kbtui-cold-") as tmp:
         vault = Path(tmp) / "vault"
         if args.vault is not None:

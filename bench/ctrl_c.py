@@ -1,6 +1,6 @@
 """Ctrl-C `kbtui index` at random moments of a first pass, many times: each must exit 130
 with the "interrupted" message, no traceback and no abort ("terminate called without an
-active exception" once came ~1 in 5 tries with a pool of model sessions).
+active exception" came ~1 in 5 tries with a pool of model sessions).
 
     python bench/ctrl_c.py                      # 30 tries, SIGINT 2-8 s in, Node.js API docs
     python bench/ctrl_c.py --tries 50 --vault ~/notes --early 1 --late 20

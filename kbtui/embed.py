@@ -34,7 +34,6 @@ FASTEMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # part of the model id, says that): "ext" holds the word embeddings in DATA_FILE (embed_opt).
 # A new layout gets a new folder, so a kbtui of the old one sharing the cache keeps its own.
 LAYOUT = "ext"
-MAX_WORKERS = 4  # sessions of open_pool()
 TOKENIZER_SUBDIR = "embeddings/data/all-MiniLM-L6-v2-onnx-int8"
 
 
@@ -72,8 +71,6 @@ class FastEmbedder:
         self._model: Any = None
         self._loading = threading.Lock()  # one load, whichever thread asks first
         self._preload: threading.Thread | None = None
-        self._pool: list[Any] = []  # open_pool()'s sessions
-        self._pool_lock = threading.Lock()
 
     def preload(self) -> None:
         """Start loading the model on a thread: a one-shot command opens the index
@@ -104,42 +101,20 @@ class FastEmbedder:
             from fastembed import TextEmbedding
 
             folder, _ = prepare_model_dir(self.cache_dir, self.optimised)
-            self._model = _text_embedding(TextEmbedding, folder, self.threads)
+            self._model = TextEmbedding(
+                FASTEMBED_MODEL,
+                specific_model_path=str(folder),
+                local_files_only=True,
+                threads=self.threads,
+                lazy_load=True,  # the session is made once, below, with our options
+            )
             _open_session(self._model.model, folder / "model.onnx", self.threads)
             give_back_freed_memory()  # what loading the graph and the tokenizer left freed
-
-    def open_pool(self) -> None:
-        """For a long run of texts (a first index): sessions of one thread each, one per core,
-        used by embed() until release_pool(). One session of two threads kept ~1.2 cores busy.
-        Only at batch size 1, where a vector does not depend on its batch-mates, and sessions
-        of one or two threads give the same vectors bit for bit."""
-        self.load()
-        workers = min(MAX_WORKERS, _cores()) if self.threads is None else self.threads
-        if self.batch_size != 1 or workers < 2:
-            return
-        from fastembed import TextEmbedding
-
-        folder, _ = prepare_model_dir(self.cache_dir, self.optimised)
-        with self._pool_lock:
-            while len(self._pool) < workers:
-                model = _text_embedding(TextEmbedding, folder, 1)
-                _open_session(model.model, folder / "model.onnx", 1)
-                self._pool.append(model)
-
-    def release_pool(self) -> None:
-        """Drop the pool's sessions (~25 MB each): a process up all day keeps one session."""
-        with self._pool_lock:
-            self._pool = []
-        give_back_freed_memory()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.load()
-        with self._pool_lock:
-            pool = list(self._pool)
-        if len(pool) > 1 and len(texts) > 1:
-            return _normalise(_embed_on(pool, texts))
         # Similar lengths in one batch: every text is padded to the batch's longest.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = np.empty((len(texts), self.dim), dtype=np.float32)
@@ -147,65 +122,6 @@ class FastEmbedder:
         for i, vector in zip(order, embedded, strict=True):
             vectors[i] = vector
         return _normalise(vectors)
-
-
-def _text_embedding(text_embedding: Any, folder: Path, threads: int | None) -> Any:
-    return text_embedding(
-        FASTEMBED_MODEL,
-        specific_model_path=str(folder),
-        local_files_only=True,
-        threads=threads,
-        lazy_load=True,  # the session is made once, by _open_session, with our options
-    )
-
-
-def _embed_on(pool: list[Any], texts: list[str]) -> np.ndarray:
-    """`texts` embedded one at a time, shared out over the pool's sessions: the calling thread
-    runs the first, a thread each the others. A stop (Ctrl-C on the calling thread, an error
-    on any) ends every thread at its next text, and all are joined before this returns or
-    raises: no thread is ever left inside the model (one still running when the process
-    exited aborted it, "terminate called without an active exception")."""
-    vectors = np.empty((len(texts), EMBED_DIM), dtype=np.float32)
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # even shares of work
-    stop = threading.Event()
-    errors: list[BaseException] = []
-
-    def work(w: int) -> None:
-        part = order[w :: len(pool)]
-        try:
-            embedded = pool[w].embed([texts[i] for i in part], batch_size=1)
-            for i, vector in zip(part, embedded, strict=True):
-                vectors[i] = vector
-                if stop.is_set():
-                    return
-        except BaseException as exc:
-            errors.append(exc)
-            stop.set()
-
-    helpers = [
-        threading.Thread(target=work, args=(w,), name=f"kbtui-embed-{w}", daemon=True)
-        for w in range(1, min(len(pool), len(texts)))
-    ]
-    for helper in helpers:
-        helper.start()
-    work(0)  # a Ctrl-C here is caught in work(), which stops the others
-    for helper in helpers:
-        while helper.is_alive():  # joined whatever comes: a Ctrl-C meanwhile stops the work
-            try:
-                helper.join()
-            except BaseException as exc:
-                errors.insert(0, exc)
-                stop.set()
-    if errors:
-        raise errors[0]
-    return vectors
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _open_session(model: Any, path: Path, threads: int | None) -> None:

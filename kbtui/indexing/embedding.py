@@ -31,7 +31,6 @@ EMBED_PAGE = 1024  # pending chunks fetched in priority order at once (one ORDER
 # (the default) a vector does not depend on the texts embedded with it, so splitting a batch
 # changes no vector; an embedder batching several texts gets the whole batch in one call.
 MODEL_CALL = 16
-POOL_FROM = 256  # waiting chunks from which the embedder's pool of sessions (~0.3 s to open) pays
 
 
 class PendingEmbeddings:
@@ -117,17 +116,6 @@ class PendingEmbeddings:
             total = self.store.count_pending()
         if total:
             self.progress("embed", 0, total)
-        open_pool = getattr(self.embedder, "open_pool", None)
-        pooled = open_pool is not None and (self._writing or total >= POOL_FROM)
-        if open_pool is not None and pooled:
-            open_pool()
-        try:
-            return self._run(total)
-        finally:
-            if pooled:
-                self.embedder.release_pool()  # type: ignore[attr-defined]
-
-    def _run(self, total: int) -> int:
         while not self._stop.is_set():
             with self._cond:
                 writing, seen = self._writing, self._writes
