@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -59,73 +60,115 @@ def copy_docs(sources: list[Path], target: Path, seed: int) -> int:
     return count
 
 
-def recent_chunk_marks(settings: Settings, recent: int) -> tuple[int, int]:
-    """(embeddable chunks of the `recent` most recently modified notes, of all notes)."""
-    store = Store(settings.db_path, read_only=True)
-    try:
-        rows = store.con.execute(
-            "SELECT n.mtime_ns, count(*) FILTER (WHERE c.not_embedded IS NULL) "
-            "FROM notes n JOIN chunks c USING (entity_id) GROUP BY n.entity_id, n.mtime_ns "
-            "ORDER BY n.mtime_ns DESC"
-        ).fetchall()
-    finally:
-        store.close()
-    return sum(int(r[1]) for r in rows[:recent]), sum(int(r[1]) for r in rows)
+def newest(vault: Path, count: int) -> list[str]:
+    """Vault-relative paths of the `count` most recently modified notes."""
+    notes = sorted(vault.rglob("*.md"), key=lambda p: (-p.stat().st_mtime_ns, str(p)))
+    return [p.relative_to(vault).as_posix() for p in notes[:count]]
 
 
-def not_embedded(settings: Settings) -> dict[str, int]:
+def waiting_among(store: Store, paths: list[str]) -> tuple[int, int]:
+    """(notes of `paths` in the index, their chunks still waiting for a vector)."""
+    row = store.con.execute(
+        "SELECT count(DISTINCT n.path), count(c.cid) FILTER (WHERE c.embedding IS NULL "
+        "AND c.not_embedded IS NULL) FROM notes n LEFT JOIN chunks c USING (entity_id) "
+        "WHERE list_contains(?, n.path)",
+        [paths],
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def chunk_counts(settings: Settings, paths: list[str]) -> tuple[int, dict[str, int]]:
+    """(embeddable chunks of `paths`, chunks by what was done with them)."""
     store = Store(settings.db_path, read_only=True)
     try:
-        rows = store.con.execute(
+        row = store.con.execute(
+            "SELECT count(*) FROM notes n JOIN chunks c USING (entity_id) "
+            "WHERE list_contains(?, n.path) AND c.not_embedded IS NULL",
+            [paths],
+        ).fetchone()
+        kinds = store.con.execute(
             "SELECT coalesce(not_embedded, 'embedded'), count(*) FROM chunks GROUP BY 1"
         ).fetchall()
     finally:
         store.close()
-    return {str(k): int(v) for k, v in rows}
+    return (int(row[0]) if row else 0), {str(k): int(v) for k, v in kinds}
+
+
+def two_rates(start: float, text_end: float, beside: float, after: float, chunks: float) -> float:
+    """When `chunks` have vectors, embedding from `start` at `beside` chunks/s while the text
+    pass runs (until `text_end`), then at `after` chunks/s."""
+    if beside > 0 and start < text_end:
+        if chunks <= beside * (text_end - start):
+            return start + chunks / beside
+        return text_end + (chunks - beside * (text_end - start)) / after
+    return max(start, text_end) + chunks / after
 
 
 def first_index(vault: Path, recent: int) -> None:
-    """One cold pass in this process, as `kbtui index` runs it, timing each mark."""
+    """One cold pass in this process, as `kbtui index` runs it, timing each mark; the time to
+    the newest notes' vectors is asked of the index as the pass goes."""
     settings = Settings.for_vault(vault)
+    recent_paths = newest(vault, recent)
     marks: list[tuple[float, str, int, int]] = []
+    lock = threading.RLock()
+    recent_at: list[float] = []
     started = time.perf_counter()
+    store = Store(settings.db_path)
 
     def progress(phase: str, done: int, total: int) -> None:
-        marks.append((time.perf_counter() - started, phase, done, total))
+        now = time.perf_counter() - started
+        marks.append((now, phase, done, total))
+        if phase == "embed" and done and not recent_at:
+            with lock:
+                written, waiting = waiting_among(store, recent_paths)
+            if written == len(recent_paths) and not waiting:
+                recent_at.append(time.perf_counter() - started)
 
     embedder = FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
     before = cpu_times()
-    store = Store(settings.db_path)
     try:
-        report = Indexer(settings, store, embedder, progress=progress).run()
+        report = Indexer(settings, store, embedder, progress=progress, lock=lock).run()
     finally:
         store.close()
     wall = time.perf_counter() - started
     machine = machine_note(before)
-    recent_chunks, all_chunks = recent_chunk_marks(settings, recent)
+    recent_chunks, kinds = chunk_counts(settings, recent_paths)
+    total = sum(kinds.values())
+    embeddable = kinds.get("embedded", 0)
     text_done = max((t for t, phase, *_ in marks if phase != "embed"), default=0.0)
     embed_marks = [(t, done) for t, phase, done, _ in marks if phase == "embed"]
-    recent_at = next((t for t, done in embed_marks if done >= recent_chunks), wall)
-    kinds = not_embedded(settings)
-    total = sum(kinds.values())
-    embed_s = wall - text_done
-    per_s = report.chunks_embedded / embed_s if embed_s > 0 else float("nan")
+    embed_start = embed_marks[0][0] if embed_marks else wall  # embedding began
+    first_vector = next((t for t, done in embed_marks if done), wall)
+    beside_done = max((d for t, d in embed_marks if t <= text_done), default=0)
+    beside_s = text_done - embed_start
+    beside = beside_done / beside_s if beside_done and beside_s > 0 else 0.0
+    after_s = wall - max(text_done, embed_start)
+    after = (report.chunks_embedded - beside_done) / after_s if after_s > 0 else float("nan")
     print(f"notes {len(report.new)}, chunks {total}: {machine}")
-    print(f"keyword-searchable after {text_done:.1f} s (read, parse, chunk, write)")
+    print(f"keyword-searchable after {text_done:.1f} s (read, parse, chunk, write every note)")
+    print(f"embedding began after {embed_start:.1f} s, first vectors committed after "
+          f"{first_vector:.1f} s")  # fmt: skip
+    recent_s = recent_at[0] if recent_at else wall
     print(f"vectors for the {recent} most recent notes ({recent_chunks} chunks) after "
-          f"{recent_at:.1f} s")  # fmt: skip
-    print(f"vectors for everything ({all_chunks} chunks) after {wall:.1f} s "
-          f"({per_s:.0f} chunks/s embedding)")  # fmt: skip
+          f"{recent_s:.1f} s (asked of the index as it went)")  # fmt: skip
+    print(f"vectors for everything ({embeddable} chunks) after {wall:.1f} s")
+    print(f"embedding rate: {beside:.0f} chunks/s beside the text pass ({beside_done} chunks), "
+          f"{after:.0f} chunks/s after it")  # fmt: skip
     skipped = {k: v for k, v in kinds.items() if k != "embedded"}
     share = sum(skipped.values()) / total if total else 0.0
     print(f"not embedded: {share:.1%} of chunks {skipped} (still keyword-searchable)")
-    if per_s == per_s and per_s > 0:
-        projected = REDIS_CHUNKS * (1 - share) / per_s + text_done * REDIS_CHUNKS / total
-        first_k = 1000 * (REDIS_CHUNKS / REDIS_NOTES) * (1 - share) / per_s
-        print(f"projected to redis's docs ({REDIS_CHUNKS:,} chunks, this corpus's skip "
-              f"share): everything {projected / 60:.1f} min, the 1,000 most recent notes "
-              f"{(first_k + text_done * REDIS_CHUNKS / total) / 60:.1f} min "
-              "(the text pass comes first)")  # fmt: skip
+    if after == after and after > 0:
+        scale = REDIS_CHUNKS / total
+        text_r = text_done * scale
+        start_r = embed_start if embed_start < text_done else text_r
+        first_k = 1000 * (REDIS_CHUNKS / REDIS_NOTES) * (1 - share)
+        everything = REDIS_CHUNKS * (1 - share)
+        print(f"projected to redis's docs ({REDIS_CHUNKS:,} chunks, this corpus's skip share, "
+              f"the rates above): text pass {text_r:.0f} s, first vector at {start_r:.0f} s, "
+              f"the 1,000 most recent notes ({first_k:,.0f} chunks) "
+              f"{two_rates(start_r, text_r, beside, after, first_k) / 60:.1f} min, "
+              f"everything ({everything:,.0f} chunks) "
+              f"{two_rates(start_r, text_r, beside, after, everything) / 60:.1f} min")  # fmt: skip
 
 
 def interrupted(vault: Path, after: float) -> None:

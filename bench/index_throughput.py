@@ -29,7 +29,8 @@ from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] wh
 
 from kbtui.config import INDEX_DIRNAME, Settings
 from kbtui.embed import FastEmbedder
-from kbtui.indexing.indexer import EMBED_BATCH, Indexer, embed_text
+from kbtui.indexing.embedding import EMBED_BATCH
+from kbtui.indexing.indexer import Indexer, embed_text
 from kbtui.models import IndexReport
 from kbtui.store import Store
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import kbtui.indexing.indexer as indexer_module
+import kbtui.indexing.embedding as embedding_module
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
 from kbtui.indexing.indexer import Indexer
@@ -178,7 +178,7 @@ def test_an_interrupted_pass_resumes_without_redoing_work(
 ) -> None:
     _many_notes(tmp_path / "vault", 12)
     settings = Settings.for_vault(tmp_path / "vault")
-    monkeypatch.setattr(indexer_module, "EMBED_BATCH", 4)
+    monkeypatch.setattr(embedding_module, "EMBED_BATCH", 4)
     store = Store(settings.db_path)
     seen: list[int] = []
 

@@ -148,8 +148,8 @@ def test_chunk_ids_are_never_reused_so_old_files_stay_true(settings: Settings) -
     Indexer(settings, store, HashEmbedder()).run()
     _mapped(store)
     last = max(store.live_cids())
-    (owner,) = {c["entity_id"] for c in store.chunk_details([int(last)]).values()}
-    path = next(settings.vault.rglob(owner.split(":", 1)[1] + ".md"))
+    (note,) = {c["path"] for c in store.chunk_details([int(last)]).values()}
+    path = settings.vault / note
     path.unlink()
     Indexer(settings, store, HashEmbedder()).run()
     store.close()

@@ -25,7 +25,7 @@ from watchdog.events import (
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
-from kbtui.indexing import indexer as indexer_module
+from kbtui.indexing import embedding as embedding_module
 from kbtui.indexing.indexer import Indexer
 from kbtui.indexing.watcher import ChangeBatch, ChangeBatcher, VaultWatcher
 from kbtui.indexing.worker import IndexWorker
@@ -162,7 +162,7 @@ class SlowEmbedder(HashEmbedder):
 def test_stop_ends_a_pass_at_the_next_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexer_module, "EMBED_BATCH", 2)
+    monkeypatch.setattr(embedding_module, "EMBED_BATCH", 2)
     vault = tmp_path / "vault"
     vault.mkdir()
     for i in range(20):

@@ -59,6 +59,7 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
     from kbtui.store import DatabaseError, StoreError
 
     settings = settings_for(vault)
+    ctrl_c = _CtrlC()
     try:
         with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
             try:
@@ -67,14 +68,28 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
                     report = handle.reindex(embed=not no_embed)
                 else:
                     with _progress() as bar:
-                        report = handle.reindex(embed=not no_embed, progress=_bar_progress(bar))
+                        report = handle.reindex(
+                            embed=not no_embed, progress=ctrl_c.checked(_bar_progress(bar))
+                        )
+                if ctrl_c.pressed:  # raised where it was swallowed (a DuckDB call's cleanup)
+                    raise KeyboardInterrupt
             except StoreError as exc:
                 raise click.ClickException(str(exc)) from exc
-            except DatabaseError as exc:  # e.g. a disk that filled up mid-pass: no traceback
-                raise click.ClickException(f"the index could not be written: {exc}") from exc
-    except KeyboardInterrupt:  # every batch embedded so far is committed
+            except Exception as exc:
+                if ctrl_c.pressed:  # DuckDB turns a Ctrl-C inside its call into its own error
+                    raise KeyboardInterrupt from exc
+                if isinstance(exc, DatabaseError):  # e.g. a disk that filled up: no traceback
+                    raise click.ClickException(f"the index could not be written: {exc}") from exc
+                raise
+    except (KeyboardInterrupt, Exception) as exc:  # every batch embedded so far is committed
+        if not isinstance(exc, KeyboardInterrupt) and not ctrl_c.pressed:
+            raise
         err().print("interrupted: what was indexed is kept; `kbtui index` goes on from there")
+        if ctrl_c.pressed:  # a real Ctrl-C; the index is closed and every batch committed
+            ctrl_c.exit_now(130)
         sys.exit(130)
+    finally:
+        ctrl_c.restore()
     if as_json:
         click.echo(json.dumps(asdict(report), indent=2))
     else:
@@ -98,6 +113,59 @@ def stats(vault: str | None, as_json: bool) -> None:
         return
     for key, value in data.items():
         _out().print(f"[bold]{key:>14}[/] {value}")
+
+
+class _CtrlC:
+    """Python's Ctrl-C handler, noting that it was pressed: a KeyboardInterrupt raised inside a
+    DuckDB call reaches us as a DuckDB error, or not at all where such errors are suppressed
+    (cleanup that must not fail), and the pass would go on to its end."""
+
+    def __init__(self) -> None:
+        import signal
+        import threading
+
+        self.pressed = False
+        self._previous = signal.getsignal(signal.SIGINT)
+        # Not when Ctrl-C is ignored or handled by someone else, nor off the main thread.
+        self._ours = (
+            self._previous is signal.default_int_handler
+            and threading.current_thread() is threading.main_thread()
+        )
+        if self._ours:
+            signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def checked(self, progress: Callable[[str, int, int], None]) -> Callable[[str, int, int], None]:
+        """`progress`, ending the pass at its next mark once Ctrl-C was pressed (on any thread
+        that reports progress: the embedding beside the text pass hands it on)."""
+
+        def check(phase: str, done: int, total: int) -> None:
+            if self.pressed:
+                raise KeyboardInterrupt
+            progress(phase, done, total)
+
+        return check
+
+    @staticmethod
+    def exit_now(code: int) -> None:
+        """Exit without running native libraries' exit-time destructors: after a Ctrl-C
+        mid-pass, 2 of ~70 exits aborted there while a pool of model sessions was tried
+        ("terminate called without an active exception", no Python thread left: some native
+        thread pool still alive). Everything is committed and closed by then."""
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    def restore(self) -> None:
+        import signal
+
+        if self._ours:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _bar_progress(bar: Progress) -> Callable[[str, int, int], None]:

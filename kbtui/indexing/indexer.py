@@ -13,15 +13,18 @@ tool calls keep being answered during a long pass.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
+from kbtui.indexing.embedding import PendingEmbeddings
+from kbtui.indexing.order import groups, recent_first
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
@@ -36,8 +39,6 @@ from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
-EMBED_BATCH = 256  # chunks embedded and committed together: what Ctrl-C can lose
-EMBED_PAGE = 1024  # pending chunks fetched in priority order at once (one ORDER BY per page)
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
 CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
@@ -126,7 +127,8 @@ class Indexer:
         self.store = store
         self.embedder = embedder
         self.progress = progress or (lambda phase, done, total: None)
-        self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+        # Our own lock when none is shared: a long pass embeds on a second thread.
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else threading.RLock()
         self.files_seen: int | None = None  # notes the last whole-vault scan found
         self.write_batch = max(1, write_batch)
 
@@ -139,6 +141,8 @@ class Indexer:
             known = self.store.note_states()
             version = index_version(self.settings)
             stale_text = bool(known) and self.store.meta(INDEX_VERSION_KEY) != version
+            if not known and paths is None:  # a first pass: every note it writes is current,
+                self.store.set_meta(INDEX_VERSION_KEY, version)  # so a resumed one reads none
         scope = known
         if paths is None:
             files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
@@ -154,62 +158,63 @@ class Indexer:
             owner={v[0]: p for p, v in known.items() if p not in todo and p not in missing},
             gone_by_hash={v[3]: p for p, v in missing.items()},
         )
-        # Read, chunk and write a group at a time: on a fresh vault, keyword search answers
-        # from the first group on instead of after every note has been read.
-        paths_todo = list(todo.values())
-        for i in range(0, len(paths_todo), self.write_batch):
-            group = paths_todo[i : i + self.write_batch]
-            reads = self._read(group, known, report, force, i, len(paths_todo))
-            writes = self._plan(reads, known, missing, report, plan)
-            with self.lock:
-                self.store.write_notes(writes)
-            self.progress("write", i + len(group), len(paths_todo))
-        broken = {s.path for s in report.skipped}
-        gone = {p: scope[p] for p in scope if p not in files or p in broken}
-        renamed_from = {old for old, _ in report.renamed}
-        stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
-        report.deleted.extend(p for p in gone if p not in renamed_from)
-        if stale:
-            with self.lock:
-                self.store.delete_notes(stale)
-        if paths is None:
-            with self.lock:
-                self.store.set_meta(INDEX_VERSION_KEY, version)
-        if embed and self.embedder is not None:
+        # Read, chunk and write a group at a time, the newest notes first: on a fresh vault,
+        # keyword search answers from the first group on, and a long pass embeds beside the
+        # text pass from then on (kbtui.indexing.embedding) instead of after every note.
+        paths_todo = recent_first(todo)
+        beside: PendingEmbeddings | None = None
+        try:
+            for i, j in groups(len(paths_todo), self.write_batch):
+                group = paths_todo[i:j]
+                reads = self._read(group, known, report, force, i, len(paths_todo))
+                writes = self._plan(reads, known, missing, report, plan)
+                with self.lock:
+                    self.store.write_notes(writes)
+                self.progress("write", j, len(paths_todo))
+                if beside is not None:
+                    beside.check()
+                    beside.written()
+                elif embed and self.embedder is not None and j < len(paths_todo):
+                    beside = self._pending_embeddings()
+                    beside.start()
+            broken = {s.path for s in report.skipped}
+            gone = {p: scope[p] for p in scope if p not in files or p in broken}
+            renamed_from = {old for old, _ in report.renamed}
+            stale = [eid for path, (eid, *_rest) in gone.items() if path not in renamed_from]
+            report.deleted.extend(p for p in gone if p not in renamed_from)
+            if stale:
+                with self.lock:
+                    self.store.delete_notes(stale)
+            if paths is None:
+                with self.lock:
+                    self.store.set_meta(INDEX_VERSION_KEY, version)
+            if beside is not None:
+                beside.finish()
+        except BaseException:
+            if beside is not None:  # no thread may go on embedding (or sit in the model)
+                beside.cancel()
+            raise
+        finally:
+            if beside is not None:
+                report.chunks_embedded += beside.done
+        if beside is None and embed and self.embedder is not None:
             self.embed_pending(report)
         report.seconds = time.perf_counter() - started
         return report
 
-    def embed_pending(self, report: IndexReport | None = None) -> int:
-        """Embed every chunk waiting for a vector, the most recently modified notes first.
-
-        Each batch is committed on its own: a pass stopped midway (Ctrl-C, a closed laptop)
-        loses at most the batch in the model, and the next pass embeds only the rest.
-        """
+    def _pending_embeddings(self) -> PendingEmbeddings:
         assert self.embedder is not None
-        with self.lock:
-            self.store.reset_embeddings_for_model(self.embedder.model_id)
-            total = self.store.count_pending()
-        done = 0
-        if total:
-            self.progress("embed", 0, total)
+        return PendingEmbeddings(self.store, self.embedder, self.lock, self.progress, embed_text)
+
+    def embed_pending(self, report: IndexReport | None = None) -> int:
+        """Embed every chunk waiting for a vector, the most recently modified notes first,
+        each batch committed on its own (kbtui.indexing.embedding)."""
+        run = self._pending_embeddings()
         try:
-            while True:
-                with self.lock:
-                    page = self.store.pending_embeddings(EMBED_PAGE)
-                if not page:
-                    break
-                for i in range(0, len(page), EMBED_BATCH):
-                    rows = page[i : i + EMBED_BATCH]
-                    vectors = self.embedder.embed([embed_text(t, h, c) for _, t, h, c in rows])
-                    with self.lock:
-                        self.store.set_embeddings([r[0] for r in rows], vectors)
-                    done += len(rows)
-                    self.progress("embed", done, max(total, done))
+            return run.run()
         finally:
             if report is not None:
-                report.chunks_embedded += done
-        return done
+                report.chunks_embedded += run.done
 
     def _to_read(
         self,

@@ -174,6 +174,12 @@ class IndexWorker:
     def _progress(self, phase: str, done: int, total: int) -> None:
         if self._stopping.is_set():
             raise IndexingStopped
+        last = self.phase
+        beside = last is not None and (
+            last[0] == "read" or (last[0] == "write" and last[1] < last[2])
+        )
+        if phase == "embed" and beside:
+            return  # embedding beside the text pass: the status shows the files left to read
         self.phase = (phase, done, total)
         writes_done = phase == "write" and done == total
         if writes_done:

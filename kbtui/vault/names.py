@@ -107,6 +107,12 @@ def derive_type_and_name(path: str, meta: dict[str, Any]) -> tuple[str, str]:
     return entity_type, name
 
 
+def name_stem(path: str) -> str:
+    """What the derived name of the note at `path` comes from: notes whose ids could be the
+    same have the same one (types aside)."""
+    return slug(page_path(path)[-1].rsplit(".", 1)[0])
+
+
 def page_title(path: str) -> str:
     """The title a note without a `title` property shows: its file name, or its folder's."""
     return page_path(path)[-1].rsplit(".", 1)[0]

@@ -1,0 +1,155 @@
+"""Vectors for the chunks that wait for one, the most recently modified notes first.
+
+After a small pass (a save) this runs once the text is written. Beside a long pass (a first
+index) it runs on a thread while the text pass goes on, newest notes first: the notes a
+person likely wants early get their vectors without waiting for every note to be read.
+ONNX releases the interpreter lock while it computes, so the text pass uses the time the
+model leaves; store calls take the indexer's lock one at a time.
+
+Each batch is committed on its own: a pass stopped midway (Ctrl-C, a closed laptop) loses at
+most the texts in the model, and the next pass embeds only the rest. A stop is seen between
+two model calls of `MODEL_CALL` texts, and what the batch embedded so far is committed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+import numpy as np
+
+from kbtui.embed import Embedder
+from kbtui.store import Store
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+Texts = Callable[[str, str, str], str]  # (title, heading, shown) -> what the model sees
+EMBED_BATCH = 256  # chunks embedded and committed together
+EMBED_PAGE = 1024  # pending chunks fetched in priority order at once (one ORDER BY per page)
+# Texts per model call within a batch: how long a stop waits (~0.1-0.3 s). At batch size 1
+# (the default) a vector does not depend on the texts embedded with it, so splitting a batch
+# changes no vector; an embedder batching several texts gets the whole batch in one call.
+MODEL_CALL = 16
+
+
+class PendingEmbeddings:
+    """One run of embedding waiting chunks: `run()` on the caller's thread until none wait, or
+    `start()` beside a text pass that calls `written()` after each group and `finish()` (or
+    `cancel()` on an error) at its end."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        lock: AbstractContextManager[Any],
+        progress: Progress,
+        text_of: Texts,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.lock = lock
+        self.progress = progress
+        self.text_of = text_of
+        self.done = 0
+        self._stop = threading.Event()
+        self._cond = threading.Condition()
+        self._writing = False  # a text pass beside us may still add chunks
+        self._writes = 0  # groups written so far (what a wait waits for)
+        self._thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+
+    # -- beside a text pass -----------------------------------------------------------------
+    def start(self) -> None:
+        self._writing = True
+        self._thread = threading.Thread(target=self._follow, name="kbtui-embed", daemon=True)
+        self._thread.start()
+
+    def written(self) -> None:
+        """A group of notes was written: wake the thread if it waits for work."""
+        with self._cond:
+            self._writes += 1
+            self._cond.notify_all()
+
+    def check(self) -> None:
+        """Raise (on the text pass's thread) what ended the embedding thread."""
+        if self.error is not None:
+            raise self.error
+
+    def finish(self) -> None:
+        """The text pass is over: embed what still waits, then return (or raise its error)."""
+        with self._cond:
+            self._writing = False
+            self._cond.notify_all()
+        self._join()
+        self.check()
+
+    def cancel(self) -> None:
+        """Stop at the next model call, keeping what was embedded; the thread's own error, if
+        any, gives way to the caller's."""
+        self._stop.set()
+        with self._cond:
+            self._writing = False
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _join(self) -> None:
+        assert self._thread is not None
+        try:
+            self._thread.join()
+        except BaseException:  # Ctrl-C while waiting: no thread may be left in the model
+            self.cancel()
+            raise
+
+    def _follow(self) -> None:
+        try:
+            self.run()
+        except BaseException as exc:  # handed to the text pass's thread
+            self.error = exc
+            self._stop.set()
+
+    # -- the loop -----------------------------------------------------------------------------
+    def run(self) -> int:
+        with self.lock:
+            self.store.reset_embeddings_for_model(self.embedder.model_id)
+            total = self.store.count_pending()
+        if total:
+            self.progress("embed", 0, total)
+        while not self._stop.is_set():
+            with self._cond:
+                writing, seen = self._writing, self._writes
+            with self.lock:
+                page = self.store.pending_embeddings(EMBED_PAGE)
+                if page and writing:  # more is written as we go: the total grows
+                    total = self.done + self.store.count_pending()
+            if not page:
+                if not writing:
+                    break
+                with self._cond:  # wait for the next group (or the end of the text pass)
+                    while self._writing and self._writes == seen and not self._stop.is_set():
+                        self._cond.wait()
+                continue
+            for i in range(0, len(page), EMBED_BATCH):
+                rows = page[i : i + EMBED_BATCH]
+                vectors = self._embed([self.text_of(t, h, c) for _, t, h, c in rows])
+                with self.lock:
+                    self.store.set_embeddings([r[0] for r in rows[: len(vectors)]], vectors)
+                self.done += len(vectors)
+                total = max(total, self.done)
+                self.progress("embed", self.done, total)
+                if len(vectors) < len(rows):
+                    return self.done
+        return self.done
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """The texts' vectors, in model calls of MODEL_CALL; fewer when a stop came."""
+        parts: list[np.ndarray] = []
+        step = MODEL_CALL if getattr(self.embedder, "batch_size", 1) == 1 else len(texts)
+        for i in range(0, len(texts), step):
+            if self._stop.is_set():
+                break
+            parts.append(self.embedder.embed(texts[i : i + step]))
+        if not parts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.concatenate(parts)

@@ -1,0 +1,39 @@
+"""In which order a pass reads the notes it must read, and in which groups it writes them."""
+
+from __future__ import annotations
+
+from kbtui.models import FileState
+from kbtui.vault.names import name_stem
+
+FIRST_GROUP = 16  # notes in the first group; the next ones double up to the write batch
+
+
+def recent_first(todo: dict[str, FileState]) -> list[FileState]:
+    """Files to read, the most recently modified first (ties in path order).
+
+    Which of two notes with the same id keeps it is decided by the order they are read in:
+    the first in path order, as it always was. So notes whose file names could give the same
+    id (the same slug) take the places the newest-first order gives their group in path
+    order. (A frontmatter `id:` equal to another note's id is not foreseen: the note read
+    first keeps it.)
+    """
+    order = sorted(todo.values(), key=lambda s: (-s.mtime_ns, s.path))
+    places: dict[str, list[int]] = {}
+    for n, state in enumerate(order):
+        places.setdefault(name_stem(state.path), []).append(n)
+    for group in places.values():
+        if len(group) > 1:
+            by_path = sorted((order[n] for n in group), key=lambda s: s.path)
+            for n, state in zip(group, by_path, strict=True):
+                order[n] = state
+    return order
+
+
+def groups(count: int, size: int) -> list[tuple[int, int]]:
+    """[start, end) of each group of notes read and written together: small at first (the
+    newest notes are searchable, and their vectors start, within a second), then `size`."""
+    bounds, start, step = [], 0, min(FIRST_GROUP, size)
+    while start < count:
+        bounds.append((start, min(count, start + step)))
+        start, step = start + step, min(size, step * 2)
+    return bounds
