@@ -12,14 +12,39 @@ import numpy as np
 import pytest
 
 from kbtui.config import Settings
+from kbtui.models import EMBED_DIM
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
-from tests.hnsw_kit import child_script, copy_template, make_template, side
+from tests.hnsw_kit import MODEL, child_script, copy_template, make_template, side
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_template(tmp_path_factory.mktemp("hnsw_memory"))
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index of 4,000 chunks with random vectors and a built side file: a graph of several
+    256 KB blocks (vault_example's fits in one, too close to what the store's reads need)."""
+    vault = tmp_path_factory.mktemp("hnsw_big") / "vault"
+    vault.mkdir()
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    store.reset_embeddings_for_model(MODEL)
+    store.con.execute(
+        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms)
+           SELECT i, 'n' || i, 'n' || i, 0, '', 'text ' || i, 0, 0, md5(i::VARCHAR), 1
+           FROM range(1, 4001) t(i)"""
+    )
+    vecs = np.random.default_rng(0).standard_normal((4000, EMBED_DIM)).astype(np.float32)
+    store.set_embeddings(list(range(1, 4001)), vecs / np.linalg.norm(vecs, axis=1)[:, None])
+    index = side(store, settings)
+    assert index.open() == "built"
+    index.close()
+    store.close()
+    return vault
 
 
 @pytest.fixture
@@ -76,17 +101,15 @@ def test_the_matrix_pages_exact_answers_mapped_are_dropped_once_the_graph_serves
     vectors.close()
 
 
-def test_an_attach_makes_room_for_the_graph_under_a_small_cap(
-    template: Path, tmp_path: Path
-) -> None:
+def test_an_attach_makes_room_for_the_graph_under_a_small_cap(big: Path, tmp_path: Path) -> None:
     """vss reads the graph into DuckDB's pool at the first query after the ATTACH, and those
     blocks stay pinned; under a cap too small for them that query failed "Out of Memory" and
     left the table's index list locked, so every later search hung (what "changing the cap
     broke the attach" was). The attach raises the cap to hold the graph first."""
-    settings = copy_template(template, tmp_path)
+    settings = copy_template(big, tmp_path)
     body = """
     used = store.con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
-    small = (int(used) + 128 * 1024) // 1024  # a cap the graph's 256 KB block cannot fit in
+    small = (int(used) + 2**20) // 1024  # room for the store's reads, not for the graph
     store.con.execute(f"SET memory_limit = '{small}KiB'")
     assert index.open() == "reused"
     q = store.load_vectors()[1][0]
