@@ -41,6 +41,7 @@ from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
+from kbtui.store.hnsw_build import member
 from kbtui.store.side_arrays import FileRows, load_arrays, mapped, release, write_arrays
 from kbtui.store.side_state import STALE_FRACTION
 
@@ -52,9 +53,10 @@ FEW = 1_024  # up to this many new vectors are read by id, not by cid range
 # A filter that lets at least ANN_FILTER_SHARE of the chunks through is served by the HNSW
 # index, over-fetched, in a vault of FILTERED_ANN_MIN chunks or more: exact search over a
 # filter scores every vector, a cost that grows with the vault, and the index's does not
-# (kb_search with a filter letting 18% through, realistic vectors, load 3-6: 300k chunks
-# exact p50 26 ms, from the index 40-60; 1M exact p50 115-122 / p95 137-152 ms, from the
-# index 45-75 / 78-110, recall@10 0.997 against exact). A narrower filter gathers its rows.
+# (kb_search with a filter letting 18% through, realistic vectors: 1M chunks exact p50
+# 115-122 / p95 137-152 ms, from the index 42 / 72 ms, recall@10 0.983 against float32
+# exact; 300k exact p50 26-33 ms, from the index, before n was capped, 40-60 ms). A
+# narrower filter gathers its rows.
 ANN_FILTER_SHARE = 0.1
 FILTERED_ANN_MIN = 500_000
 FILTERED_N = 800  # neighbours asked of the index for a filter (ef grows with it)
@@ -304,8 +306,7 @@ class VectorIndex:
         if share < ANN_FILTER_SHARE:
             return None
         cids, sims = self.ann.search(query, min(int(2 * k / min(share, 1.0)) + 16, FILTERED_N))
-        pos = np.minimum(np.searchsorted(allowed, cids), len(allowed) - 1)
-        keep = allowed[pos] == cids
+        keep = member(cids, allowed)
         if int(keep.sum()) < min(k, FILTERED_KEEP):
             return None
         return list(zip(cids[keep][:k].tolist(), sims[keep][:k].tolist(), strict=True))
