@@ -23,6 +23,7 @@ from kbtui.graph.extract import (
     extract,
     fold,
 )
+from tests.kg_kit import SPEC_ENTITIES, SPEC_RELATIONS, SPEC_TEXT
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,24 +52,9 @@ def relations(found: Extraction) -> set[tuple[str, str, str]]:
 
 
 def test_spec_example_text() -> None:
-    found = extract(
-        "Sarah Chen from Google is leading the TensorFlow migration project. "
-        "The team uses Python and Docker."
-    )
-    assert entities(found) == {
-        ("Sarah Chen", "person"),
-        ("Google", "organization"),
-        ("TensorFlow migration", "project"),
-        ("TensorFlow", "technology"),
-        ("Python", "technology"),
-        ("Docker", "technology"),
-    }
-    assert relations(found) == {
-        ("Sarah Chen", "MEMBER_OF", "Google"),
-        ("Sarah Chen", "WORKS_ON", "TensorFlow migration"),
-        ("TensorFlow migration", "USES", "Python"),
-        ("TensorFlow migration", "USES", "Docker"),
-    }
+    found = extract(SPEC_TEXT)
+    assert entities(found) == SPEC_ENTITIES
+    assert relations(found) == SPEC_RELATIONS
 
 
 def test_spec_example_memory() -> None:
