@@ -5,6 +5,7 @@ after it, and a stop mid-pass keeps every vector embedded and joins every thread
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 from pathlib import Path
@@ -15,7 +16,7 @@ import numpy as np
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.embedding import POOL_FROM, PendingEmbeddings
 from kbtui.indexing.indexer import Indexer, embed_text
-from kbtui.indexing.pool import SessionPool
+from kbtui.indexing.pool import SWITCH_INTERVAL, SessionPool
 from kbtui.store import Store
 from tests.test_recent_first import _vault
 
@@ -72,6 +73,9 @@ def test_a_bulk_run_embeds_on_released_sessions_giving_the_single_sessions_vecto
     settings = _vault(tmp_path, notes=64)
     store = Store(settings.db_path)
     embedder = _Sessions()
+    switch = sys.getswitchinterval()
+    intervals: set[float] = set()
+    embedder.after = lambda n: intervals.add(sys.getswitchinterval())
     try:
         Indexer(settings, store, None).run(embed=False)
         assert store.count_pending() >= POOL_FROM
@@ -81,6 +85,7 @@ def test_a_bulk_run_embeds_on_released_sessions_giving_the_single_sessions_vecto
     finally:
         store.close()
     assert len(embedder.made) == 2 and embedder.released() and _pool_threads() == []
+    assert intervals == {SWITCH_INTERVAL} and sys.getswitchinterval() == switch  # restored
     assert {name for name, _ in embedder.embedded} == {"kbtui-embed-0", "kbtui-embed-1"}
     assert len(rows) == len(embedder.embedded) and all(r[3] is not None for r in rows)
     texts = [embed_text(title, heading, shown) for title, heading, shown, _ in rows]
