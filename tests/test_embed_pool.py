@@ -130,10 +130,13 @@ def test_a_stop_mid_batch_keeps_every_vector_the_sessions_made_and_joins_them(
 
 
 def test_beside_a_text_pass_one_session_fewer_works(real_embedder: FastEmbedder) -> None:
-    """Two sessions of which one is active: every text goes to the first until both are."""
+    """Two sessions of which one is active: every text goes to the first until both are, and
+    the second session is made only then."""
     embedded: list[str] = []
+    made: list[str] = []
 
     def make() -> FastEmbedder:
+        made.append(threading.current_thread().name)
         session = real_embedder.one_thread_session()
         embed = session.embed
 
@@ -149,7 +152,7 @@ def test_beside_a_text_pass_one_session_fewer_works(real_embedder: FastEmbedder)
     try:
         pool.start(texts)
         first = pool.take(0, 12)
-        assert set(embedded) == {"kbtui-embed-0"}
+        assert set(embedded) == {"kbtui-embed-0"} and made == ["kbtui-embed-0"]
         pool.set_active(2)
         rest = pool.take(12, 24)
     finally:

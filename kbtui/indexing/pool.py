@@ -123,6 +123,11 @@ class SessionPool:
     def _work(self, w: int) -> None:
         session: Any = None
         try:
+            with self._cond:  # made once it may work: beside a text pass, not before its end
+                while not self._closing and (self._stopped or w >= self._active):
+                    self._cond.wait()
+                if self._closing:
+                    return
             session = self._make()
             while True:
                 with self._cond:
