@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.embedding import POOL_FROM, PendingEmbeddings
@@ -163,3 +164,30 @@ def test_beside_a_text_pass_one_session_fewer_works(real_embedder: FastEmbedder)
 
 def _quiet(phase: str, done: int, total: int) -> None:
     pass
+
+
+def test_a_session_that_cannot_be_made_is_raised_on_the_callers_thread(
+    real_embedder: FastEmbedder,
+) -> None:
+    made: list[int] = []
+    failed = threading.Event()
+    lock = threading.Lock()
+
+    def make() -> FastEmbedder:
+        with lock:
+            made.append(1)
+            second = len(made) == 2
+        if second:
+            failed.set()
+            raise OSError("no memory for a second session")
+        failed.wait()  # the first session is made after the second failed: nothing embedded
+        return real_embedder.one_thread_session()
+
+    pool = SessionPool(make, 2, 2, real_embedder.dim)
+    try:
+        pool.start([f"Passage {i} for a pool whose second session fails." for i in range(64)])
+        with pytest.raises(OSError, match="second session"):
+            pool.take(0, 64)
+    finally:
+        pool.close()
+    assert _pool_threads() == []
