@@ -4,9 +4,11 @@ Each measurement runs in a fresh child process (so its peak RSS is its own) on t
 500-character chunks, and the configurations take turns round after round, so load from
 other work on the machine falls on all of them alike. Prints per configuration the median
 wall-clock chunks/s, the CPU-seconds per chunk (steadier than wall time on a busy machine),
-the peak RSS of the child, and the speed-up over the first configuration.
+the peak RSS of the child, and the speed-up over the first configuration. With `--pool`,
+kbtui's build also runs one text a call on the pool of one-thread sessions a bulk run uses
+(kbtui.indexing.pool: one per core, at most 4), against the single session at batch 1.
 
-    .venv/bin/python bench/embed_speed.py [--chunks N] [--rounds R] [--batch B ...]
+    .venv/bin/python bench/embed_speed.py [--chunks N] [--rounds R] [--batch B ...] [--pool]
 """
 
 from __future__ import annotations
@@ -41,17 +43,32 @@ def chunk_texts(n: int) -> list[str]:
 
 
 def child(optimise: bool, batch: int, n: int) -> None:
-    """Load the model, embed n chunks once to warm up on a slice, time the rest; print JSON."""
+    """Load the model, embed n chunks once to warm up on a slice, time the rest; print JSON.
+    Batch 0: one text a call on the pool of one-thread sessions (sessions loaded first)."""
     from kbtui.embed import FastEmbedder
+    from kbtui.indexing.pool import SessionPool
 
     texts = chunk_texts(n)
-    embedder = FastEmbedder(batch_size=batch, optimise=optimise)
+    embedder = FastEmbedder(batch_size=max(batch, 1), optimise=optimise)
     embedder.load()
-    embedder.embed(texts[:batch])
+    embedder.embed(texts[: max(batch, 1)])
+    pool = None
+    if batch == 0:
+        sessions = embedder.bulk_sessions()
+        pool = SessionPool(embedder.one_thread_session, sessions, sessions, embedder.dim)
+        pool.start(texts[: 4 * sessions])
+        pool.take(0, 4 * sessions)  # every session made and warm
     cpu, wall = time.process_time(), time.perf_counter()
-    for i in range(0, n, 256):  # the indexer's groups (EMBED_BATCH)
-        embedder.embed(texts[i : i + 256])
+    if pool is not None:
+        pool.start(texts)
+        for i in range(0, n, 256):
+            pool.take(i, min(i + 256, n))
+    else:
+        for i in range(0, n, 256):  # the indexer's groups (EMBED_BATCH)
+            embedder.embed(texts[i : i + 256])
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if pool is not None:
+        pool.close()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak_kib / 1024, "n": n}))
 
@@ -61,12 +78,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=512, help="chunks per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="turns each configuration gets")
     parser.add_argument("--batch", type=int, nargs="*", default=[32], help="batch sizes to try")
+    parser.add_argument("--pool", action="store_true", help="also batch 1 on a session pool")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0] == "1", int(args.child[1]), int(args.child[2]))
         return
     configs = [("as shipped", False, 32)] + [("kbtui build", True, b) for b in args.batch]
+    if args.pool:  # batch 0: the pool (one text a call), beside one session at batch 1
+        configs += [("kbtui build", True, 1)] * (1 not in args.batch) + [("kbtui pool", True, 0)]
     runs: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(configs))}
     load_before = os.getloadavg()
     for _ in range(args.rounds):
@@ -96,7 +116,7 @@ def main() -> None:
         cpu = statistics.median(r["cpu"] / r["n"] for r in runs[i])
         peak = max(r["peak_mb"] for r in runs[i])
         print(
-            f"{label:<12} {batch:>5} {rate:9.1f} {1000 * cpu:13.1f} {peak:7.0f} MB "
+            f"{label:<12} {max(batch, 1):>5} {rate:9.1f} {1000 * cpu:13.1f} {peak:7.0f} MB "
             f"{rate / base:5.2f}x wall {base_cpu / cpu:5.2f}x CPU"
         )
     print(

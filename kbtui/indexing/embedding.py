@@ -9,6 +9,11 @@ model leaves; store calls take the indexer's lock one at a time.
 Each batch is committed on its own: a pass stopped midway (Ctrl-C, a closed laptop) loses at
 most the texts in the model, and the next pass embeds only the rest. A stop is seen between
 two model calls of `MODEL_CALL` texts, and what the batch embedded so far is committed.
+
+A bulk run (beside a text pass, or `POOL_FROM` chunks or more) embeds on a pool of one-thread
+model sessions (kbtui.indexing.pool) when the embedder offers one: one session fewer than it
+has beside a text pass (the pass keeps a core), all of them after it. A stop is then seen
+between two texts; the pool's threads are joined before `run()` returns or raises.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from kbtui.embed import Embedder
+from kbtui.indexing.pool import SessionPool
+from kbtui.memory import BULK_ROWS, give_back_freed_memory
 from kbtui.store import Store
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -31,6 +38,9 @@ EMBED_PAGE = 1024  # pending chunks fetched in priority order at once (one ORDER
 # (the default) a vector does not depend on the texts embedded with it, so splitting a batch
 # changes no vector; an embedder batching several texts gets the whole batch in one call.
 MODEL_CALL = 16
+# Waiting chunks from which a run after the text is written opens the embedder's pool of
+# sessions (~0.3 s and tens of MB each); a saved note's few chunks use the query's session.
+POOL_FROM = 256
 
 
 class PendingEmbeddings:
@@ -57,6 +67,8 @@ class PendingEmbeddings:
         self._writing = False  # a text pass beside us may still add chunks
         self._writes = 0  # groups written so far (what a wait waits for)
         self._thread: threading.Thread | None = None
+        self._pool: SessionPool | None = None  # while a bulk run embeds on one
+        self._sessions = 1  # the pool's size
         self.error: BaseException | None = None
 
     # -- beside a text pass -----------------------------------------------------------------
@@ -81,6 +93,8 @@ class PendingEmbeddings:
         with self._cond:
             self._writing = False
             self._cond.notify_all()
+            if self._pool is not None:  # the text pass's core is free: every session works
+                self._pool.set_active(self._sessions)
         self._join()
         self.check()
 
@@ -91,6 +105,8 @@ class PendingEmbeddings:
         with self._cond:
             self._writing = False
             self._cond.notify_all()
+            if self._pool is not None:
+                self._pool.stop()
         if self._thread is not None:
             self._thread.join()
 
@@ -116,6 +132,29 @@ class PendingEmbeddings:
             total = self.store.count_pending()
         if total:
             self.progress("embed", 0, total)
+        sessions = getattr(self.embedder, "bulk_sessions", lambda: 1)()
+        with self._cond:
+            pooled = sessions > 1 and (self._writing or total >= POOL_FROM)
+            if pooled and not self._stop.is_set():
+                self._sessions = sessions
+                self._pool = SessionPool(
+                    self.embedder.one_thread_session,  # type: ignore[attr-defined]
+                    sessions,
+                    sessions - 1 if self._writing else sessions,
+                    self.embedder.dim,
+                )
+        if self._pool is None:
+            return self._run(total)
+        try:
+            return self._run(total)
+        finally:
+            with self._cond:
+                pool, self._pool = self._pool, None
+            assert pool is not None
+            pool.close()  # every thread joined, every session dropped
+            give_back_freed_memory(BULK_ROWS)
+
+    def _run(self, total: int) -> int:
         while not self._stop.is_set():
             with self._cond:
                 writing, seen = self._writing, self._writes
@@ -130,15 +169,23 @@ class PendingEmbeddings:
                     while self._writing and self._writes == seen and not self._stop.is_set():
                         self._cond.wait()
                 continue
+            texts = [self.text_of(t, h, c) for _, t, h, c in page]
+            if self._pool is not None:
+                self._pool.start(texts)
             for i in range(0, len(page), EMBED_BATCH):
-                rows = page[i : i + EMBED_BATCH]
-                vectors = self._embed([self.text_of(t, h, c) for _, t, h, c in rows])
-                with self.lock:
-                    self.store.set_embeddings([r[0] for r in rows[: len(vectors)]], vectors)
-                self.done += len(vectors)
-                total = max(total, self.done)
-                self.progress("embed", self.done, total)
-                if len(vectors) < len(rows):
+                end = min(i + EMBED_BATCH, len(page))
+                if self._pool is not None:  # after a stop, what was embedded: maybe more
+                    vectors = self._pool.take(i, end)
+                else:
+                    vectors = self._embed(texts[i:end])
+                if len(vectors):
+                    with self.lock:
+                        cids = [r[0] for r in page[i : i + len(vectors)]]
+                        self.store.set_embeddings(cids, vectors)
+                    self.done += len(vectors)
+                    total = max(total, self.done)
+                    self.progress("embed", self.done, total)
+                if len(vectors) != end - i or self._stop.is_set():
                     return self.done
         return self.done
 
