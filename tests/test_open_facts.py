@@ -5,7 +5,9 @@ always what a read of the vector column gives. Real DuckDB files, the real index
 from __future__ import annotations
 
 import shutil
+import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +15,8 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
+from kbtui.search.keyword_index import KeywordIndex
+from kbtui.search.service import SearchService
 from kbtui.store import Store
 from kbtui.store.clean_close import facts_path, stamp_path
 from kbtui.store.embeddings import EmbeddingWrites
@@ -121,3 +125,49 @@ def test_a_reader_uses_the_record_and_leaves_it(
         reader.close()
     assert facts_path(settings.db_path).exists()
     check_open(settings.db_path, reads, expect_read=False)
+
+
+def test_side_files_checked_once_are_not_read_again_until_they_change(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clean close notes the side files whose checksum was read (side_arrays.SideChecks):
+    the next open maps them without reading every byte again (1M chunks: 1.6 GB from a cold
+    disk). A file changed after the close (written in place: another mtime) is read in full
+    again, found damaged and rebuilt, and the answers are a fresh build's."""
+    store = Store(settings.db_path)
+    Indexer(settings, store, HashEmbedder()).run()
+    queried(store)  # writes and reads back the three side files
+    store.close()
+    checksums: list[int] = []
+    real = zlib.crc32
+
+    def counted(data: Any, value: int = 0) -> int:
+        checksums.append(len(data))
+        return real(data, value)
+
+    monkeypatch.setattr(zlib, "crc32", counted)
+    record = facts_path(settings.db_path).stat().st_size
+    store = Store(settings.db_path)
+    first = queried(store)
+    assert 0 < sum(checksums) < record  # the record's own; the three side files vouched for
+    store.close()
+    path = settings.index_dir / "keywords.arrays"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x55
+    path.write_bytes(bytes(data))  # same size and inode, another mtime
+    store = Store(settings.db_path)
+    try:
+        assert queried(store) == first
+        assert sum(checksums) >= len(data) // 2  # that file was read in full (and rewritten)
+        assert KeywordIndex(store, side_files=False).search([1, 2, 3], 5) == (
+            KeywordIndex(store).search([1, 2, 3], 5)
+        )
+    finally:
+        store.close()
+
+
+def queried(store: Store) -> list[Any]:
+    """Searches and chunk reads through the side files (keywords, vectors, chunk texts)."""
+    service = SearchService(store, HashEmbedder())
+    hits = service.search_chunks("battery sensor watch", 10)
+    return [(h.cid, h.score) for h in hits] + [store.chunk_details([h.cid for h in hits])]

@@ -36,6 +36,7 @@ from kbtui.store.recover import (
     classified,
     set_aside,
 )
+from kbtui.store.side_arrays import SideChecks
 from kbtui.store.side_state import SideState
 from kbtui.store.verify import Snapshot, snapshot
 
@@ -83,6 +84,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self._pending_uses = {}
         self.vector_log, self.vector_epoch = array("q"), 0
         self._given, self._dropped = array("q"), False  # for the facts at close (embeddings.py)
+        self.side_checks = SideChecks()  # the side files read in full, or vouched for at open
         self._pending_since = 0.0
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -150,7 +152,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         if not self.read_only:
             record_clean_close(self.path)
             if facts is not None:
-                open_facts.record(self.path, *facts)
+                open_facts.record(self.path, *facts, self.side_checks.still_true(self.path.parent))
 
     def snapshot(self) -> Snapshot:
         """Everything a rebuild must reproduce (kbtui.store.verify): for consistency checks."""

@@ -11,7 +11,8 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store.open_facts import at_close
+from kbtui.store.open_facts import Facts, at_close
+from kbtui.store.side_arrays import SideChecks
 
 VECTOR_LOG_MAX = 200_000  # logged cids (8 bytes each); past this, readers reload every vector
 
@@ -35,7 +36,8 @@ class EmbeddingWrites:
     _dropped: bool  # vectors were dropped (another model) since the open
     _id_table: Callable[..., AbstractContextManager[str]]  # ReadQueries'
     _embedded_at_open: np.ndarray | None  # ReadQueries'
-    _facts: tuple[np.ndarray, int] | None  # open_facts.load's, taken at open (db.py)
+    _facts: Facts | None  # open_facts.load's, taken at open (db.py)
+    side_checks: SideChecks  # the side files checked (side_arrays.py)
     _open_next_cid: int  # the next chunk id when the file was opened
     stats: Callable[[], dict[str, Any]]  # ReadQueries'
 
@@ -99,8 +101,8 @@ class EmbeddingWrites:
         A file as the last clean close left it has both recorded beside it (open_facts.py):
         then no vector is read (1M: 2-3 s warm, 2.5 GB from a cold disk)."""
         if self._facts is not None:
-            self._embedded_at_open, self._pending_from = self._facts
-            self._facts = None
+            self._embedded_at_open, self._pending_from, vouched = self._facts
+            self.side_checks, self._facts = SideChecks(vouched), None
         else:
             cids, has, waiting = self._vector_flags()
             self._embedded_at_open = np.sort(cids[has])  # no SQL sort

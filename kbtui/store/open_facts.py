@@ -6,6 +6,9 @@ decompressing the whole vector column: 1M chunks 2-3 s with the file in the page
 2.5 GB read from disk without (after a reboot, or on a VM that pages out idle file pages), the
 largest read of a start.
 
+It also notes the side files whose checksum this process read (or trusted) and that are
+unchanged at close (side_arrays.SideChecks): the next open does not read them again in full.
+
 So a clean close writes them (side_arrays.py, `index.duckdb.facts.arrays`) under the clean-close
 stamp of the file it leaves (kbtui/store/clean_close.py: size, mtime, inode, DuckDB version),
 and an open uses them only when the file is still exactly that (no WAL, stamp matching): then
@@ -23,6 +26,7 @@ model) writes none.
 
 from __future__ import annotations
 
+import json
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -32,17 +36,19 @@ import numpy as np
 from kbtui.store.clean_close import facts_path, file_state
 from kbtui.store.side_arrays import load_arrays, write_arrays
 
-NAMES = ("embedded", "floor")
+NAMES = ("embedded", "floor", "side")
+Facts = tuple[np.ndarray, int, dict[str, list[int]]]
 
 
 def _stamp(db_path: Path) -> dict[str, Any]:
     return {"kind": "open facts", **file_state(db_path)}
 
 
-def load(db_path: Path) -> tuple[np.ndarray, int] | None:
-    """(embedded chunk ids, ascending; the waiting floor) as the last clean close recorded
-    them for the file as it is now; None when there are none for it. The caller has checked
-    that the file is as a clean close left it (clean_close.closed_cleanly)."""
+def load(db_path: Path) -> Facts | None:
+    """(embedded chunk ids, ascending; the waiting floor; the side files checked, as
+    side_arrays.SideChecks notes them) as the last clean close recorded them for the file as
+    it is now; None when there are none for it. The caller has checked that the file is as a
+    clean close left it (clean_close.closed_cleanly)."""
     try:
         arrays = load_arrays(facts_path(db_path), _stamp(db_path), NAMES)
     except OSError:
@@ -53,15 +59,20 @@ def load(db_path: Path) -> tuple[np.ndarray, int] | None:
     floor = np.asarray(arrays["floor"], dtype=np.int64)
     if len(floor) != 1 or (len(embedded) > 1 and bool((np.diff(embedded) <= 0).any())):
         return None
-    return embedded, int(floor[0])
+    try:
+        side = json.loads(np.asarray(arrays["side"], dtype=np.uint8).tobytes())
+    except ValueError:
+        return None
+    return embedded, int(floor[0]), side if isinstance(side, dict) else {}
 
 
-def record(db_path: Path, embedded: np.ndarray, floor: int) -> None:
+def record(db_path: Path, embedded: np.ndarray, floor: int, side: dict[str, list[int]]) -> None:
     """After DuckDB closed the file without error and its stamp was written."""
     with suppress(OSError):  # a record that cannot be written costs the next open one read
-        arrays = {
+        arrays: dict[str, np.ndarray] = {
             "embedded": np.ascontiguousarray(embedded, dtype=np.int64),
             "floor": np.array([floor], dtype=np.int64),
+            "side": np.frombuffer(json.dumps(side).encode(), dtype=np.uint8),
         }
         write_arrays(facts_path(db_path), arrays, _stamp(db_path))
 
