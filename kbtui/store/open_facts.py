@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from kbtui.store.clean_close import facts_path, file_state
+from kbtui.store.hnsw_build import member
 from kbtui.store.side_arrays import load_arrays, write_arrays
 
 NAMES = ("embedded", "floor", "side")
@@ -83,6 +84,7 @@ def at_close(
     """The embedded ids at close: those of the chunks older than the open's next id that had
     a vector at open or were given one since (`logged`) and still exist (`live_before`), then
     the embedded ids of the chunks written since (`written_since`, read from the table)."""
-    old = np.union1d(at_open, logged)
-    old = old[np.isin(old, live_before, assume_unique=True)]
-    return np.union1d(old, written_since)
+    extra = np.unique(logged[~member(logged, at_open)])  # sorted arrays merged, not re-sorted
+    old = np.insert(at_open, np.searchsorted(at_open, extra), extra) if len(extra) else at_open
+    old = old[member(old, live_before)]  # a binary search, not a sort (1M: 0.7 s)
+    return np.concatenate([old, written_since])  # every id written since is larger
