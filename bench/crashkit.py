@@ -215,6 +215,23 @@ def side_file_differences(vault: Path) -> list[str]:
         store.close()
 
 
+def facts_differences(vault: Path) -> list[str]:
+    """Where an open's facts (kbtui/store/open_facts.py: recorded by the last clean close,
+    or read) differ from a read of the vector column."""
+    store = Store(Settings.for_vault(vault).db_path)
+    try:
+        cids, has, waiting = store._vector_flags()
+        out = []
+        at_open = store.embedded_at_open()
+        if at_open is None or at_open.tolist() != sorted(cids[has].tolist()):
+            out.append("the embedded ids at open differ from the table's")
+        if waiting.any() and store._pending_from > int(cids[waiting].min()):
+            out.append("a chunk waits for a vector under the open's floor")
+        return out
+    finally:
+        store.close()
+
+
 def run_child(
     mode: str, vault: Path, *extra: str, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
@@ -346,6 +363,8 @@ def crash_rounds(
             counts.checks += 1
             if recovered:
                 counts.failures.append(f"round {round_no} {args}: index damaged: {recovered}")
+            if facts := facts_differences(vault):  # recorded by the close just made
+                counts.failures.append(f"round {round_no} {args}: {facts}")
         proc = run_child("index", vault, *extra)
         counts.runs += 1
         if proc.returncode != 0:
@@ -354,7 +373,7 @@ def crash_rounds(
         after, _ = index_snapshot(vault)
         fresh = fresh_snapshot(vault, scratch, real)
         counts.checks += 1
-        diffs = after.differences(fresh) + side_file_differences(vault)
+        diffs = after.differences(fresh) + side_file_differences(vault) + facts_differences(vault)
         if diffs:
             counts.failures.append(f"round {round_no}: differs from a fresh build: {diffs[:4]}")
     return counts

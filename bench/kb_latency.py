@@ -6,6 +6,7 @@
     python bench/kb_latency.py --chunks 300000 --hnsw --realistic
     python bench/kb_latency.py --chunks 300000 --exact  # no HNSW side file (its build is long)
     python bench/kb_latency.py --chunks 1000000 --bulk --exact --work /tmp/kbtui-bench/million
+    python bench/kb_latency.py --chunks 1000000 --bulk --hnsw --cold-cache  # as after a reboot
 
 With --bulk the index is built by bench/bulk_index.py (kbtui's indexer in big write batches,
 realistic vectors written in bulk: ~10 min at 1M chunks instead of hours) and the queries are
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 from bench_common import QUERIES, cpu_times, machine_note, percentiles
 from bulk_index import bulk_index
+from page_cache import cold
 from realistic_vectors import abstract_vectors, replace_vectors, scifact_queries
 from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] when run by path
 
@@ -182,9 +184,10 @@ def first_start(settings: Settings, embedder: FastEmbedder, query: str) -> None:
     print(rss_line("after the first start (closed)"))
 
 
-def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool = False) -> None:
+def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool, cold_cache: bool) -> None:
     """One size: ready after, RSS after the first answer and after 10 s idle, p50/p95 of
-    kb_search and kb_get, recall@10 of what serves vectors against float32 exact."""
+    kb_search and kb_get, recall@10 of what serves vectors against float32 exact; `cold_cache`:
+    the open reads the index from disk (bench/page_cache.py)."""
     gc.collect()
     base_rss = rss_mb()[0]
     embedder = FastEmbedder()
@@ -198,6 +201,8 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool = False) ->
     if not (settings.index_dir / "vectors.f16.arrays").exists():
         first_start(settings, embedder, queries[0])
         gc.collect()
+    if cold_cache:  # the model is loaded: its mapped pages stay
+        print(cold(settings.index_dir))
     started_cpu = cpu_times()
     started = time.perf_counter()
     kb = KnowledgeBase.open(settings, embedder)
@@ -370,14 +375,11 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=0, help="synthetic vault size (0: example)")
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--hnsw", action="store_true", help="serve vectors from HNSW")
-    parser.add_argument(
-        "--exact", action="store_true", help="exact vector search only (no HNSW build)"
-    )
+    parser.add_argument("--exact", action="store_true", help="exact vector search only")
     parser.add_argument("--realistic", action="store_true", help="realistic vectors, queries")
-    parser.add_argument(
-        "--bulk", action="store_true", help="bulk-built index, realistic (bench/bulk_index.py)"
-    )
+    parser.add_argument("--bulk", action="store_true", help="bench/bulk_index.py's, realistic")
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    parser.add_argument("--cold-cache", action="store_true", help="evict index, model first")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.bulk and args.chunks:
@@ -391,7 +393,7 @@ def main() -> None:
         settings = realistic_copy(args.work, settings)
     if args.exact:
         settings = Settings(**{**settings.__dict__, "hnsw_min_chunks": 10**12})
-    run(settings, args.rounds, args.hnsw, args.realistic and bool(args.chunks))
+    run(settings, args.rounds, args.hnsw, args.realistic and bool(args.chunks), args.cold_cache)
 
 
 if __name__ == "__main__":

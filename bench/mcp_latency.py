@@ -4,6 +4,7 @@
     python bench/mcp_latency.py --calls 500 --vault ~/notes-copy
     python bench/mcp_latency.py --calls 50 --vault-notes 6600   # obsidian-hub size, a copy
     python bench/mcp_latency.py --spawns 5 --vault <indexed vault> --query "..."  # ready after
+    python bench/mcp_latency.py --spawns 5 --vault <indexed vault> --cold-cache  # after a reboot
 
 Starts `kbtui mcp` as a subprocess over stdio (what an assistant does), times start-up and the
 first pass (index + embed), then times `--calls` calls of kb_get (cycling over every note) and
@@ -32,6 +33,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import QUERIES, cpu_times, machine_note, percentiles
+from page_cache import cold
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -144,11 +146,14 @@ async def spawned(vault: Path, query: str) -> tuple[float, float, float, int, fl
     return ready, first, cpu, found, rss
 
 
-def spawns(vault: Path, n: int, query: str) -> None:
-    """Issue 18's "ready after" for a spawned server: spawn -> first kb_search with results."""
+def spawns(vault: Path, n: int, query: str, cold_cache: bool = False) -> None:
+    """Issue 18's "ready after" for a spawned server: spawn -> first kb_search with results;
+    `cold_cache`: the index files and the model evicted from the page cache before each."""
     rows = []
     before = cpu_times()
     for _ in range(n):
+        if cold_cache:
+            print(cold(vault / ".kbtui"))
         rows.append(anyio.run(spawned, vault, query))
         ready, first, cpu, found, rss = rows[-1]
         print(f"initialize {ready:.2f} s, first kb_search {first:.2f} s ({found} results), "
@@ -170,12 +175,13 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
     parser.add_argument("--spawns", type=int, default=0, help="only time N spawns on --vault")
     parser.add_argument("--query", default="battery sensor", help="the first question")
+    parser.add_argument("--cold-cache", action="store_true", help="--spawns: index, model evicted")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
     if args.spawns:
         if args.vault is None:
             parser.error("--spawns needs --vault (an indexed vault)")
-        spawns(args.vault.resolve(), args.spawns, args.query)
+        spawns(args.vault.resolve(), args.spawns, args.query, args.cold_cache)
         return
     if args.vault_notes:
         from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy

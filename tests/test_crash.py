@@ -159,15 +159,15 @@ def test_killed_while_writing_a_side_file_leaves_a_true_index(tmp_path: Path) ->
     vault = copy_vault(tmp_path / "vault")
     index_dir = Settings.for_vault(vault).index_dir
     assert run_child("index", vault).returncode == 0
-    made = {p.name: p.read_bytes() for p in index_dir.glob("*.arrays")}
-    assert len(made) == 2
+    made = {p.name: p.read_bytes() for p in index_dir.glob("*.arrays") if "facts" not in p.name}
+    assert len(made) == 2  # keywords, vectors (the facts of the close: test_open_facts.py)
     folders = ("people", "concepts", "projects", "meetings", "orgs", "tech", "daily")
     for note in (n for f in folders for n in (vault / f).glob("*.md")):  # past STALE_FRACTION
         note.write_text(note.read_text() + "\n\nrewritten watch battery sync offline\n")
     proc = run_child("index", vault, "--fault", "side", "--p", "1")
     assert proc.returncode == KILLED
     assert list(index_dir.glob("*.arrays.tmp-*"))  # killed after the write, before the rename
-    assert {p.name: p.read_bytes() for p in index_dir.glob("*.arrays")} == made
+    assert {p.name: p.read_bytes() for p in index_dir.glob("*.arrays") if p.name in made} == made
     assert side_file_differences(vault) == []
     assert run_child("index", vault).returncode == 0
     assert not list(index_dir.glob("*.arrays.tmp-*"))

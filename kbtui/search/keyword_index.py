@@ -135,7 +135,8 @@ class KeywordIndex:
         """Map the side file if it was made from this index; False when there is none."""
         if self._side is None:
             return False
-        arrays = load_arrays(*self._side, tuple(self._arrays_names()), read=READ)
+        names = tuple(self._arrays_names())
+        arrays = load_arrays(*self._side, names, read=READ, checks=self.store.side_checks)
         if arrays is None:
             return False
         if not self.store.same_chunks(mapped(arrays, "cids"), np.asarray(arrays["fingerprints"])):

@@ -127,7 +127,8 @@ class VectorIndex:
 
     def _load_side(self, path: Path, stamp: dict[str, Any]) -> bool:
         rows: dict[str, FileRows] = {}
-        arrays = load_arrays(path, stamp, ("cids", "matrix", "fingerprints"), READ, rows)
+        names = ("cids", "matrix", "fingerprints")
+        arrays = load_arrays(path, stamp, names, READ, rows, self.store.side_checks)
         if arrays is None:
             return False
         cids, matrix = mapped(arrays, "cids"), mapped(arrays, "matrix")

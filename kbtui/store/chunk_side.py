@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kbtui.store.chunk_cache import INT_FIELDS, NOTE_KEYS, TEXT_FIELDS, ChunkCache, Texts
-from kbtui.store.side_arrays import load_arrays, mapped, write_arrays
+from kbtui.store.side_arrays import SideChecks, load_arrays, mapped, write_arrays
 
 SIDE_FILE = "chunks.arrays"
 _TIMES = frozenset(i for i, k in enumerate(NOTE_KEYS) if k.endswith("_at"))
@@ -97,9 +97,10 @@ def load_cache(
     stamp: dict[str, Any],
     same_chunks: Callable[[np.ndarray, np.ndarray], bool],
     folder: Path,
+    checks: SideChecks | None = None,
 ) -> ChunkCache | None:
     """The cache mapped from `path`, if it was written for this index and its chunks."""
-    arrays = load_arrays(path, stamp, NAMES, read=READ)
+    arrays = load_arrays(path, stamp, NAMES, read=READ, checks=checks)
     if arrays is None:
         return None
     if not same_chunks(mapped(arrays, "cids"), np.asarray(arrays["fingerprints"])):

@@ -49,10 +49,17 @@ def closed_cleanly(db_path: Path) -> bool:
         return False
 
 
+def facts_path(db_path: Path) -> Path:
+    """What the close recorded beside its stamp (kbtui/store/open_facts.py)."""
+    return db_path.with_name(db_path.name + ".facts.arrays")
+
+
 def forget(db_path: Path) -> None:
-    """Before the first write of an open: a crash from here on must not find a stamp."""
+    """Before the first write of an open: a crash from here on must not find a stamp (nor
+    the facts recorded with it)."""
     with suppress(FileNotFoundError):
         stamp_path(db_path).unlink()
+    facts_path(db_path).unlink(missing_ok=True)
 
 
 def record(db_path: Path) -> None:

@@ -18,7 +18,7 @@ import duckdb
 import numpy as np
 
 from kbtui.models import NoteWrite
-from kbtui.store import graph_paths
+from kbtui.store import graph_paths, open_facts, pool
 from kbtui.store.browse import BrowseQueries
 from kbtui.store.chunk_cache import NOTE_COLUMNS
 from kbtui.store.clean_close import closed_cleanly, forget
@@ -36,6 +36,7 @@ from kbtui.store.recover import (
     classified,
     set_aside,
 )
+from kbtui.store.side_arrays import SideChecks
 from kbtui.store.side_state import SideState
 from kbtui.store.verify import Snapshot, snapshot
 
@@ -82,6 +83,8 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
         self._pending_uses = {}
         self.vector_log, self.vector_epoch = array("q"), 0
+        self._given, self._dropped = array("q"), False  # for the facts at close (embeddings.py)
+        self.side_checks = SideChecks()  # the side files read in full, or vouched for at open
         self._pending_since = 0.0
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -96,6 +99,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         """Connect, load vss, migrate and read every table once, or raise a StoreError
         that says whether the file is busy, damaged (the caller rebuilds) or unusable."""
         checked = closed_cleanly(self.path)  # as the last clean close left it: no check
+        self._facts = open_facts.load(self.path) if checked else None  # embeddings.py
         if not read_only:
             forget(self.path)
         try:
@@ -107,7 +111,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
             self.con.execute("SET allocator_background_threads = true")
             self.con.execute("SET allocator_flush_threshold = '32MB'")
-            self._sized_for = self._estimated_chunks()  # chunks the buffer-pool cap is set for
+            self._sized_for = pool.estimated_chunks(self.con)  # what the pool cap is set for
             limit = memory_limit(self._sized_for)
             self.con.execute(f"SET memory_limit = '{limit}'")
             self.con.execute(f"LOAD '{extension_path('vss')}'")
@@ -117,6 +121,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 int(self._scalar("SELECT coalesce(max(cid), 0) + 1 FROM chunks")),
                 int(self.meta("next_cid") or 0),
             )
+            self._open_next_cid = self._next_cid
             try:
                 self.con.execute(f"SET memory_limit = '{CHECK_MEMORY}'")
                 self._check_and_read(checked)
@@ -137,21 +142,17 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             check_tables(self.con)
         self._read_at_open()
 
-    def _estimated_chunks(self) -> int:
-        """Rows of the chunks table from the catalog (no scan); 0 for a new file."""
-        row = self.con.execute(
-            "SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'chunks'"
-        ).fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
-
     def close(self) -> None:
         with suppress(duckdb.Error):  # counters only; closing must not fail over them
             self.flush_usage()
         if self._chunk_cache is not None:
             self._chunk_cache.close()
+        facts = None if self.read_only else self._facts_at_close()
         self.con.close()
         if not self.read_only:
             record_clean_close(self.path)
+            if facts is not None:
+                open_facts.record(self.path, *facts, self.side_checks.still_true(self.path.parent))
 
     def snapshot(self) -> Snapshot:
         """Everything a rebuild must reproduce (kbtui.store.verify): for consistency checks."""
@@ -170,6 +171,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         scripts = resources.files("kbtui.store") / "migrations"
         for number in range(version + 1, SCHEMA_VERSION + 1):
             script = next(p for p in scripts.iterdir() if p.name.startswith(f"{number:03d}_"))
+            self._facts = None  # of the file before the migration
             with self.transaction():
                 self.con.execute(script.read_text())
                 if number == 6:  # the path tables start from the relationships there are

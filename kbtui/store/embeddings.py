@@ -11,6 +11,8 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
+from kbtui.store.open_facts import Facts, at_close
+from kbtui.store.side_arrays import SideChecks
 
 VECTOR_LOG_MAX = 200_000  # logged cids (8 bytes each); past this, readers reload every vector
 
@@ -30,11 +32,17 @@ class EmbeddingWrites:
     # reads only what was added since it last looked instead of the whole vector column.
     vector_log: array[int]
     vector_epoch: int
+    _given: array[int]  # every cid given a vector by this process (the log is cut short)
+    _dropped: bool  # vectors were dropped (another model) since the open
     _id_table: Callable[..., AbstractContextManager[str]]  # ReadQueries'
     _embedded_at_open: np.ndarray | None  # ReadQueries'
+    _facts: Facts | None  # open_facts.load's, taken at open (db.py)
+    side_checks: SideChecks  # the side files checked (side_arrays.py)
+    _open_next_cid: int  # the next chunk id when the file was opened
     stats: Callable[[], dict[str, Any]]  # ReadQueries'
 
     def _log_vectors(self, cids: Sequence[int]) -> None:
+        self._given.extend(int(c) for c in cids)  # kept whole: the close's facts need them all
         if len(self.vector_log) + len(cids) > VECTOR_LOG_MAX:
             self.vector_log, self.vector_epoch = array("q"), self.vector_epoch + 1
         else:
@@ -57,7 +65,7 @@ class EmbeddingWrites:
         self.generation += 1
         with self.transaction():
             if previous is not None:
-                self._pending_from = 0
+                self._pending_from, self._dropped = 0, True
                 self.con.execute("UPDATE chunks SET embedding = NULL")
                 self._bump_vectors_epoch()
             self.set_meta("embed_model", model_id)
@@ -89,16 +97,49 @@ class EmbeddingWrites:
         One read of the column answers both the embedded ids and the chunks waiting for a
         vector (the floor of count_pending), and is the damage check's read of it: asked
         apart, the ids, the check's count and stats' count of the waiting ones each read
-        every vector (1M chunks: 1.2-1.8 s each, three of them before the first answer)."""
+        every vector (1M chunks: 1.2-1.8 s each, three of them before the first answer).
+        A file as the last clean close left it has both recorded beside it (open_facts.py):
+        then no vector is read (1M: 2-3 s warm, 2.5 GB from a cold disk)."""
+        if self._facts is not None:
+            self._embedded_at_open, self._pending_from, vouched = self._facts
+            self.side_checks, self._facts = SideChecks(vouched), None
+        else:
+            cids, has, waiting = self._vector_flags()
+            self._embedded_at_open = np.sort(cids[has])  # no SQL sort
+            self._pending_from = int(cids[waiting].min()) if waiting.any() else self._next_cid
+        self.stats()
+
+    def _vector_flags(self, since: int | None = None) -> tuple[np.ndarray, ...]:
+        """(cid, has a vector, waits for one) of every chunk (from cid `since` on)."""
         res = self.con.execute(
             """SELECT cid, embedding IS NOT NULL AS has,
                    embedding IS NULL AND not_embedded IS NULL AS waiting FROM chunks"""
+            + ("" if since is None else f" WHERE cid >= {int(since)}")
         ).fetchnumpy()
         cids = np.asarray(res["cid"], dtype=np.int64)
-        has, waiting = np.asarray(res["has"], dtype=bool), np.asarray(res["waiting"], dtype=bool)
-        self._embedded_at_open = np.sort(cids[has])  # no SQL sort
-        self._pending_from = int(cids[waiting].min()) if waiting.any() else self._next_cid
-        self.stats()
+        return cids, np.asarray(res["has"], dtype=bool), np.asarray(res["waiting"], dtype=bool)
+
+    def _facts_at_close(self) -> tuple[np.ndarray, int] | None:
+        """(embedded ids, waiting floor) of the file as this close leaves it, for the next
+        open (open_facts.py), without reading the vectors of the chunks older than this
+        open; None when this process cannot vouch for them (vectors were dropped) or the
+        table cannot be read."""
+        if self._embedded_at_open is None or self._dropped:
+            return None
+        try:
+            since = self._open_next_cid
+            cids, has, waiting = self._vector_flags(since)
+            before = self.con.execute(
+                "SELECT cid FROM chunks WHERE cid < ? ORDER BY cid", [since]
+            ).fetchnumpy()["cid"]
+        except duckdb.Error:
+            return None
+        logged = np.unique(np.frombuffer(self._given, dtype=np.int64))
+        old = np.asarray(before, dtype=np.int64)
+        embedded = at_close(self._embedded_at_open, logged, old, np.sort(cids[has]))
+        # no chunk older than this open waits under _pending_from; the new ones as read
+        first_waiting = int(cids[waiting].min()) if waiting.any() else self._next_cid
+        return embedded, self._pending_from if self._pending_from < since else first_waiting
 
     def count_pending(self) -> int:
         """Chunks waiting for a vector."""

@@ -85,3 +85,11 @@ def drop_table_pages(con: duckdb.DuckDBPyConnection) -> None:
     keep = sum(held.values()) - held.get("BASE_TABLE", 0) + EVICT_SLACK
     with suppress(duckdb.Error):  # it evicts what it can before it gives up
         con.execute(f"SET memory_limit = '{keep // 2**10}KiB'")
+
+
+def estimated_chunks(con: duckdb.DuckDBPyConnection) -> int:
+    """Rows of the chunks table from the catalog (no scan); 0 for a new file."""
+    row = con.execute(
+        "SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'chunks'"
+    ).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0

@@ -20,6 +20,7 @@ from kbtui.models import EMBED_DIM, SearchFilters
 from kbtui.store.chunk_cache import NOTE_FIELDS, NOTE_KEYS, ChunkCache
 from kbtui.store.chunk_side import SIDE_FILE as CHUNKS_FILE
 from kbtui.store.chunk_side import load_cache, write_cache
+from kbtui.store.side_arrays import SideChecks
 from kbtui.store.side_state import STALE_FRACTION
 
 
@@ -36,6 +37,7 @@ class ReadQueries:
     count_pending: Callable[[], int]  # EmbeddingWrites'
     _embedded_at_open: np.ndarray | None = None
     _chunk_side_due = 0  # rows of the mapped side file still true; past STALE_FRACTION: write
+    side_checks: SideChecks  # Store's
 
     # SideState's (before this class in Store's bases)
     side_stamp: Callable[[str], dict[str, Any] | None]
@@ -183,7 +185,8 @@ class ReadQueries:
             stamp = self.side_stamp("chunks")
             path = self.side_path(CHUNKS_FILE)
             folder = self.path.parent  # text files beside the index
-            loaded = load_cache(path, stamp, self.same_chunks, folder) if stamp else None
+            checks = self.side_checks
+            loaded = load_cache(path, stamp, self.same_chunks, folder, checks) if stamp else None
             self._chunk_cache = loaded or ChunkCache(folder)
             self._chunk_side_due = 0 if loaded is None else len(loaded.cids)
         cache = self._chunk_cache
@@ -221,7 +224,7 @@ class ReadQueries:
         path = self.side_path(CHUNKS_FILE)
         if not write_cache(path, stamp, cache, self.fingerprints_of):
             return
-        loaded = load_cache(path, stamp, self.same_chunks, self.path.parent)
+        loaded = load_cache(path, stamp, self.same_chunks, self.path.parent, self.side_checks)
         if loaded is not None:
             cache.close()
             self._chunk_cache = loaded
