@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from kbtui.config import Settings
@@ -16,6 +17,19 @@ from kbtui.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 VAULT_EXAMPLE = REPO / "vault_example"
+
+
+def insert_chunks(
+    con: duckdb.DuckDBPyConnection, count: int, content: str = "md5(i::VARCHAR)"
+) -> None:
+    """Chunks 1..count (one note id each, no vector) written by SQL: the tables of a big index
+    without indexing notes. `content` is an SQL expression of the chunk number `i`."""
+    con.execute(
+        f"""INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
+               start_pos, end_pos, content_hash, n_terms)
+            SELECT i, 'n' || i, 'n' || i, 0, '', {content}, 0, 0, md5(i::VARCHAR), 1
+            FROM range(1, {int(count) + 1}) t(i)"""
+    )
 
 
 def copy_vault(dest: Path, source: Path = VAULT_EXAMPLE) -> Path:

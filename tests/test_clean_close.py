@@ -15,7 +15,7 @@ import pytest
 
 from kbtui.store import Store, db
 from kbtui.store.clean_close import stamp_path
-from tests.conftest import REPO
+from tests.conftest import REPO, insert_chunks
 
 
 @pytest.fixture
@@ -34,12 +34,7 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 def write_rows(path: Path) -> None:
     store = Store(path)
-    store.con.execute(
-        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
-               start_pos, end_pos, content_hash, n_terms)
-           SELECT i, 'n' || i, 'n' || i, 0, '', md5(i::VARCHAR), 0, 0, md5(i::VARCHAR), 1
-           FROM range(1, 1001) t(i)"""
-    )
+    insert_chunks(store.con, 1000)
     store.close()
 
 

@@ -15,6 +15,7 @@ from kbtui.config import Settings
 from kbtui.models import EMBED_DIM
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
+from tests.conftest import insert_chunks
 from tests.hnsw_kit import MODEL, child_script, copy_template, make_template, side
 
 
@@ -32,12 +33,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     settings = Settings.for_vault(vault)
     store = Store(settings.db_path)
     store.reset_embeddings_for_model(MODEL)
-    store.con.execute(
-        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
-               start_pos, end_pos, content_hash, n_terms)
-           SELECT i, 'n' || i, 'n' || i, 0, '', 'text ' || i, 0, 0, md5(i::VARCHAR), 1
-           FROM range(1, 4001) t(i)"""
-    )
+    insert_chunks(store.con, 4000, "'text ' || i")
     vecs = np.random.default_rng(0).standard_normal((4000, EMBED_DIM)).astype(np.float32)
     store.set_embeddings(list(range(1, 4001)), vecs / np.linalg.norm(vecs, axis=1)[:, None])
     index = side(store, settings)

@@ -15,6 +15,7 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store, StoreError, StoreLockedError, db, pool
 from kbtui.store.clean_close import forget
 from kbtui.store.db import SCHEMA_VERSION, memory_limit
+from tests.conftest import insert_chunks
 
 
 def test_new_file_gets_the_current_schema_and_reopens(tmp_path: Path) -> None:
@@ -90,12 +91,7 @@ def test_the_damage_check_at_open_leaves_no_table_pages_in_the_pool(tmp_path: Pa
     set as before."""
     path = tmp_path / "index.duckdb"
     store = Store(path)
-    store.con.execute(
-        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
-               start_pos, end_pos, content_hash, n_terms)
-           SELECT i, 'n' || i, 'n' || i, 0, '', repeat(md5(i::VARCHAR), 12), 0, 0,
-                  md5(i::VARCHAR), 1 FROM range(1, 200001) t(i)"""
-    )
+    insert_chunks(store.con, 200_000, "repeat(md5(i::VARCHAR), 12)")
     store.con.execute("CHECKPOINT")
     store.close()
     forget(path)  # as after a crash: the check runs
@@ -120,12 +116,7 @@ def test_dropping_the_checks_pages_writes_no_unsaved_data_out(tmp_path: Path) ->
     Store(path).close()
     con = duckdb.connect(str(path))
     con.execute("PRAGMA disable_checkpoint_on_shutdown")
-    con.execute(
-        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
-               start_pos, end_pos, content_hash, n_terms)
-           SELECT i, 'n' || i, 'n' || i, 0, '', repeat(md5(i::VARCHAR), 4), 0, 0,
-                  md5(i::VARCHAR), 1 FROM range(1, 8001) t(i)"""
-    )
+    insert_chunks(con, 8000, "repeat(md5(i::VARCHAR), 4)")
     con.close()
     assert path.with_name(path.name + ".wal").stat().st_size > 2**20
     store = Store(path)
@@ -143,12 +134,7 @@ def test_an_index_too_big_for_the_checks_cap_still_opens(
     the check runs again under the usual cap and the file is never set aside."""
     path = tmp_path / "index.duckdb"
     store = Store(path)
-    store.con.execute(
-        """INSERT INTO chunks (cid, chunk_id, entity_id, chunk_index, heading, content,
-               start_pos, end_pos, content_hash, n_terms)
-           SELECT i, 'n' || i, 'n' || i, 0, '', md5(i::VARCHAR), 0, 0, md5(i::VARCHAR), 1
-           FROM range(1, 100001) t(i)"""
-    )
+    insert_chunks(store.con, 100_000)
     store.close()
     monkeypatch.setattr(db, "CHECK_MEMORY", "1MiB")
     store = Store(path)
