@@ -272,6 +272,11 @@ class KeywordIndex:
         avg = max(float(lengths[present].mean()) if present.any() else 1.0, 1.0)
         return BM25_K1 * (1 - BM25_B + BM25_B * lengths / avg), notes_n
 
+    def note_cids(self, ordinal: int, limit: int = 64) -> np.ndarray:
+        """The live chunk ids of the note with this ordinal (its first `limit`)."""
+        n = min(len(self.note_of), len(self.alive))
+        return self.cids[:n][(self.note_of[:n] == ordinal) & self.alive[:n]][:limit]
+
     def locate(self, cid: int) -> tuple[str, int] | None:
         """(entity id, chunk index) of a live chunk, from memory."""
         pos = int(np.searchsorted(self.cids, cid))

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
-from kbtui.search.keyword_index import KeywordIndex, KeywordScores
+from kbtui.search.evidence import bm25_leader, evident
+from kbtui.search.keyword_index import KeywordIndex, KeywordScores, row_mask
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, query_terms
@@ -195,6 +197,7 @@ class SearchService:
                 else self.keywords.score(terms, pool, allowed)
             )
             kw_hits = {cid: (raw, norm) for cid, raw, norm in found.hits}
+        lead = self._leader(found, allowed, kw_hits) if mode != "vector" else set()
         if qvec is not None and mode == "hybrid":
             missing = [cid for cid in kw_hits if cid not in vec_hits]
             vec_hits.update(self.vectors.similarities(qvec, missing))
@@ -214,30 +217,59 @@ class SearchService:
             score = v
         else:
             score, v = hybrid_scores(cos, raw, kw, latin_share(query), note_bm25)
-        at = np.flatnonzero(score >= min_score)
+        shown = evident(v, kw)
+        at = np.flatnonzero((score >= min_score) & shown)
         # equal scores (a note's chunks share its note-level keyword score): the chunk with
         # more of the query's words first, so the snippet shows where they are
         order = at[np.lexsort((np.asarray(cids, dtype=np.int64)[at], -chunk_kw[at], -score[at]))]
         out: list[ChunkHit] = []
         seen: set[str] = set()
         for i in order.tolist():
-            where = self.keywords.locate(cids[i])
-            if where is None:
+            hit = self._hit(cids[i], score[i], v[i], kw[i])
+            if hit is None:
                 continue
-            seen.add(where[0])
-            out.append(
-                ChunkHit(
-                    cid=cids[i],
-                    chunk_id=f"{where[0]}_chunk_{where[1]}",
-                    entity_id=where[0],
-                    score=round(float(score[i]), 4),
-                    vector_score=round(float(v[i]), 4),
-                    keyword_score=round(float(kw[i]), 4),
-                )
-            )
+            seen.add(hit.entity_id)
+            out.append(hit)
             if len(out) >= k or (notes is not None and len(seen) >= notes):
                 break
+        led = [i for i, c in enumerate(cids) if c in lead and shown[i]]
+        if led and not any(h.cid in lead for h in out):
+            best = max(led, key=lambda i: (score[i], chunk_kw[i], -cids[i]))
+            return _with_leader(out, self._hit(cids[best], score[best], v[best], kw[best]), k, notes)
         return out
+
+    def _hit(self, cid: int, score: float, vector: float, keyword: float) -> ChunkHit | None:
+        where = self.keywords.locate(cid)
+        if where is None:
+            return None
+        return ChunkHit(
+            cid=cid,
+            chunk_id=f"{where[0]}_chunk_{where[1]}",
+            entity_id=where[0],
+            score=round(float(score), 4),
+            vector_score=round(float(vector), 4),
+            keyword_score=round(float(keyword), 4),
+        )
+
+    def _leader(
+        self,
+        found: KeywordScores | None,
+        allowed: np.ndarray | None,
+        kw_hits: dict[int, tuple[float, float]],
+    ) -> set[int]:
+        """The chunk ids of the note whole-note BM25 ranks clearly first (evidence.py),
+        added to the candidates (their note-level keyword score is filled in later)."""
+        if found is None or found.note_best <= 0:
+            return set()
+        ordinal = bm25_leader(found.note_scores)
+        if ordinal is None:
+            return set()
+        cids = self.keywords.note_cids(ordinal)
+        if allowed is not None:
+            cids = cids[row_mask(cids, allowed)]
+        for cid in cids.tolist():
+            kw_hits.setdefault(cid, (0.0, 0.0))
+        return set(cids.tolist())
 
     def snippet(self, chunk: dict[str, Any], query: str) -> str:
         """The chunk's snippet; for a chunk Obsidian hides whole (inside a long `%%` comment,
@@ -285,6 +317,21 @@ class SearchService:
                 )
             )
         return results
+
+
+def _with_leader(
+    out: list[ChunkHit], leader: ChunkHit | None, k: int, notes: int | None
+) -> list[ChunkHit]:
+    """`out` with the BM25 leader's chunk in it: last, in place of the last note if full,
+    its score no higher than the result before it (results stay in descending order)."""
+    if leader is None:
+        return out
+    full = len(out) >= k or (notes is not None and len({h.entity_id for h in out}) >= notes)
+    if full and out:
+        last = out[-1].entity_id
+        out = [h for h in out if h.entity_id != last] if notes is not None else out[:-1]
+    floor = out[-1].score if out else leader.score
+    return [*out, replace(leader, score=max(min(leader.score, floor), 0.0))]
 
 
 def _blank(text: str) -> bool:
