@@ -235,7 +235,8 @@ class SearchService:
         led = [i for i, c in enumerate(cids) if c in lead and shown[i]]
         if led and not any(h.cid in lead for h in out):
             best = max(led, key=lambda i: (score[i], chunk_kw[i], -cids[i]))
-            return _with_leader(out, self._hit(cids[best], score[best], v[best], kw[best]), k, notes)
+            leader = self._hit(cids[best], score[best], v[best], kw[best])
+            return _with_leader(out, leader, k, notes)
         return out
 
     def _hit(self, cid: int, score: float, vector: float, keyword: float) -> ChunkHit | None:
