@@ -275,7 +275,8 @@ class KeywordIndex:
     def note_cids(self, ordinal: int, limit: int = 64) -> np.ndarray:
         """The live chunk ids of the note with this ordinal (its first `limit`)."""
         n = min(len(self.note_of), len(self.alive))
-        return self.cids[:n][(self.note_of[:n] == ordinal) & self.alive[:n]][:limit]
+        mask = (self.note_of[:n] == ordinal) & self.alive[:n]
+        return np.asarray(self.cids[:n][mask][:limit], dtype=np.int64)
 
     def locate(self, cid: int) -> tuple[str, int] | None:
         """(entity id, chunk index) of a live chunk, from memory."""
