@@ -55,6 +55,9 @@ def head_line(result: dict[str, Any], ids: bool, safe: bool = True) -> Text:
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
     if folder:
         head.append(f"  {shown(folder)}/", style="dim")
+    also = (result.get("metadata") or {}).get("also_in")
+    if also:  # near-identical copies folded into this result (search/copies.py)
+        head.append(f"  (also in {shown(', '.join(map(str, also)))})", style="dim")
     return head
 
 

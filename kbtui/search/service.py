@@ -27,6 +27,7 @@ import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.search.copies import group_copies, label
 from kbtui.search.evidence import bm25_leader, evident
 from kbtui.search.keyword_index import KeywordIndex, KeywordScores, row_mask
 from kbtui.search.vector_index import AnnIndex, VectorIndex
@@ -45,6 +46,7 @@ RELATIVE_WEIGHT = 2.0  # ranking key: absolute evidence + this x the relative fu
 CHUNK_SHARE = 0.25  # the keyword side of the relative fusion: chunk BM25 vs its note's BM25
 MIN_SCORE = 0.15
 SNIPPET_CHARS = 200
+COPY_SLACK = 6  # notes looked at per result asked for: a page in five version trees folds
 
 
 def calibrate_cosine(cos: np.ndarray) -> np.ndarray:
@@ -167,8 +169,12 @@ class SearchService:
         mode: Mode = "hybrid",
         min_score: float = MIN_SCORE,
         notes: int | None = None,
+        leader: list[str] | None = None,
     ) -> list[ChunkHit]:
-        """Top-k chunks, best first; with `notes`, stop once that many notes have a chunk."""
+        """Top-k chunks, best first; with `notes`, stop once that many notes have a chunk.
+
+        The note whole-note BM25 ranks clearly first is always among them (evidence.py);
+        its entity id is appended to `leader` when given."""
         allowed = self.allowed(filters or SearchFilters())
         if allowed is not None and not len(allowed):
             return []
@@ -233,11 +239,15 @@ class SearchService:
             if len(out) >= k or (notes is not None and len(seen) >= notes):
                 break
         led = [i for i, c in enumerate(cids) if c in lead and shown[i]]
-        if led and not any(h.cid in lead for h in out):
-            best = max(led, key=lambda i: (score[i], chunk_kw[i], -cids[i]))
-            leader = self._hit(cids[best], score[best], v[best], kw[best])
-            return _with_leader(out, leader, k, notes)
-        return out
+        if not led:
+            return out
+        best = max(led, key=lambda i: (score[i], chunk_kw[i], -cids[i]))
+        hit = self._hit(cids[best], score[best], v[best], kw[best])
+        if hit is not None and leader is not None:
+            leader.append(hit.entity_id)
+        if any(h.cid in lead for h in out):
+            return out
+        return _with_leader(out, hit, k, notes)
 
     def _hit(self, cid: int, score: float, vector: float, keyword: float) -> ChunkHit | None:
         where = self.keywords.locate(cid)
@@ -290,31 +300,55 @@ class SearchService:
         mode: Mode = "hybrid",
     ) -> list[SearchResult]:
         """Note-level results: the best chunk of each matching note, best first."""
-        chunk_hits = self.search_chunks(query, max(top_k * 10, 50), filters, mode, notes=top_k)
+        # more notes than asked for: copies of one page fold into one result (copies.py)
+        wanted = min(top_k * COPY_SLACK, top_k + 50)
+        leader: list[str] = []
+        chunk_hits = self.search_chunks(
+            query, max(wanted * 10, 50), filters, mode, notes=wanted, leader=leader
+        )
         best: dict[str, ChunkHit] = {}
         for hit in chunk_hits:
             best.setdefault(hit.entity_id, hit)
-        chosen = list(best.values())[:top_k]
-        details = self.store.chunk_details([h.cid for h in chosen])
+        hits = list(best.values())
+        details = self.store.chunk_details([h.cid for h in hits])
+        rows = [
+            (details[h.cid]["title"], details[h.cid]["path"], details[h.cid]["shown"]) for h in hits
+        ]
+        groups = group_copies(rows)
+        scores = [max(hits[i].score for i in members) for members in groups]
+        at = next(
+            (g for g, m in enumerate(groups) if any(hits[i].entity_id in leader for i in m)), 0
+        )
+        if at >= top_k:  # the BM25 leader stays in, in place of the last result
+            groups = [*groups[: top_k - 1], groups[at]]
+            scores = [
+                *scores[: top_k - 1],
+                min(scores[at], scores[top_k - 2] if top_k > 1 else 1.0),
+            ]
         results = []
-        for hit in chosen:
-            d = details[hit.cid]
+        for members, score in zip(groups[:top_k], scores, strict=False):
+            hit, d = hits[members[0]], details[hits[members[0]].cid]
+            metadata = {
+                "file_path": d["path"],
+                "chunk_index": d["chunk_index"],
+                "chunk_id": d["chunk_id"],
+                "entity_id": hit.entity_id,
+                "heading": d["heading"],
+                "vector_score": hit.vector_score,
+                "keyword_score": hit.keyword_score,
+            }
+            if len(members) > 1:
+                others = [rows[i][1] for i in members[1:]]
+                metadata["also_in"] = [label(p, d["path"]) for p in others]
+                metadata["copies"] = others
             results.append(
                 SearchResult(
                     id=hit.entity_id,
                     type=d["type"],
                     title=d["title"],
                     snippet=self.snippet(d, query),
-                    score=hit.score,
-                    metadata={
-                        "file_path": d["path"],
-                        "chunk_index": d["chunk_index"],
-                        "chunk_id": d["chunk_id"],
-                        "entity_id": hit.entity_id,
-                        "heading": d["heading"],
-                        "vector_score": hit.vector_score,
-                        "keyword_score": hit.keyword_score,
-                    },
+                    score=score,
+                    metadata=metadata,
                 )
             )
         return results
