@@ -210,3 +210,23 @@ def test_real_model_vectors_beside_the_text_pass_are_those_of_each_text_alone(
     for title, heading, shown, vector in rows[::7]:
         alone = real_embedder.embed([embed_text(title, heading, shown)])[0]
         assert np.array_equal(np.asarray(vector, dtype=np.float32), alone)
+
+
+def test_the_plain_id_goes_to_the_page_outside_version_folders(tmp_path: Path) -> None:
+    # path order puts docs/7.22/ and docs/7.4/ before docs/setup: the plain id went to 7.22
+    vault = tmp_path / "vault"
+    for folder, age in [("docs/7.22", 1), ("docs/7.4", 2), ("docs", 300), ("docs/8.0", 3)]:
+        _note(vault, f"{folder}/add-node.md", age=age)
+    _note(vault, "docs/7.4/remove-node.md", age=5)
+    _note(vault, "docs/7.22/remove-node.md", age=6)
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    try:
+        Indexer(settings, store, None).run(embed=False)
+        ids = dict(store.con.execute("SELECT path, entity_id FROM notes").fetchall())
+    finally:
+        store.close()
+    assert ids["docs/add-node.md"] == "doc:add_node"
+    assert ids["docs/8.0/add-node.md"] != "doc:add_node"
+    assert ids["docs/7.22/remove-node.md"] == "doc:remove_node"  # the newest version
+    assert ids["docs/7.4/remove-node.md"].startswith("doc:remove_node_")

@@ -11,7 +11,7 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
-from kbtui.search.copies import label, preference, unversioned, version_of
+from kbtui.vault.versions import label, preference, unversioned, version_of
 from tests.conftest import copy_vault
 
 PAGE = """---

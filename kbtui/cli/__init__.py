@@ -52,7 +52,8 @@ def tui(vault: str | None) -> None:
 @vault_option
 @click.option("--no-embed", is_flag=True, help="Update text and keyword index only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
+@click.option("--verbose", is_flag=True, help="List every warning (repeated ones are summarised).")
+def index(vault: str | None, no_embed: bool, as_json: bool, verbose: bool) -> None:
     """Bring the index up to date with the vault (incremental).
 
     When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
@@ -93,7 +94,7 @@ def index(vault: str | None, no_embed: bool, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(asdict(report), indent=2))
     else:
-        _print_report(report, settings)
+        _print_report(report, settings, verbose)
 
 
 @main.command()
@@ -198,8 +199,10 @@ def _progress() -> Progress:
     )
 
 
-def _print_report(report: IndexReport, settings: Settings) -> None:
+def _print_report(report: IndexReport, settings: Settings, verbose: bool = False) -> None:
     from rich.text import Text
+
+    from kbtui.cli.warnings import print_warnings
 
     out = _out()
     out.print(f"Indexed [bold]{settings.vault}[/] in {report.seconds:.2f}s -> {settings.db_path}")
@@ -213,8 +216,7 @@ def _print_report(report: IndexReport, settings: Settings) -> None:
         out.print(f"  renamed {old} -> {new}")
     for s in report.skipped:
         out.print("  [yellow]skipped[/]", Text(f"{s.path}: {s.reason}"))
-    for w in report.warnings:
-        out.print("  [dim]warning[/]", Text(f"{w.path}: {w.reason}"))
+    print_warnings(out, report.warnings, verbose)
 
 
 for _command in KB_COMMANDS:

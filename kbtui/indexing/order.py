@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kbtui.models import FileState
 from kbtui.vault.names import name_stem
+from kbtui.vault.versions import preference
 
 FIRST_GROUP = 16  # notes in the first group; the next ones double up to the write batch
 
@@ -12,10 +13,11 @@ def recent_first(todo: dict[str, FileState]) -> list[FileState]:
     """Files to read, the most recently modified first (ties in path order).
 
     Which of two notes with the same id keeps it is decided by the order they are read in:
-    the first in path order, as it always was. So notes whose file names could give the same
-    id (the same slug) take the places the newest-first order gives their group in path
-    order. (A frontmatter `id:` equal to another note's id is not foreseen: the note read
-    first keeps it.)
+    the one outside version folders, else the newest version (vault/versions.py), else the
+    first in path order. So notes whose file names could give the same id (the same slug)
+    take the places the newest-first order gives their group in that order: in redis's docs
+    the plain id went to `rs/7.22/...` (first in path order), now to `rs/...`. (A frontmatter
+    `id:` equal to another note's id is not foreseen: the note read first keeps it.)
     """
     order = sorted(todo.values(), key=lambda s: (-s.mtime_ns, s.path))
     places: dict[str, list[int]] = {}
@@ -23,7 +25,7 @@ def recent_first(todo: dict[str, FileState]) -> list[FileState]:
         places.setdefault(name_stem(state.path), []).append(n)
     for group in places.values():
         if len(group) > 1:
-            by_path = sorted((order[n] for n in group), key=lambda s: s.path)
+            by_path = sorted((order[n] for n in group), key=lambda s: preference(s.path))
             for n, state in zip(group, by_path, strict=True):
                 order[n] = state
     return order

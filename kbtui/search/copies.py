@@ -17,47 +17,11 @@ in metadata.
 
 from __future__ import annotations
 
-import re
-from pathlib import PurePosixPath
-
 from rapidfuzz import fuzz
 
+from kbtui.vault.versions import preference, unversioned
+
 COPY_RATIO = 95.0
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
-
-
-def version_of(path: str) -> tuple[int, ...] | None:
-    """The version a path's folders name (`7.22` -> (7, 22)); None outside version folders."""
-    for part in PurePosixPath(path).parts[:-1]:
-        if _VERSION.match(part):
-            return tuple(int(n) for n in re.findall(r"\d+", part))
-    return None
-
-
-def preference(path: str) -> tuple[int, tuple[int, ...], str]:
-    """Sort key: outside version folders first, then the newest version, then the path."""
-    version = version_of(path)
-    if version is None:
-        return (0, (), path)
-    return (1, tuple(-n for n in version), path)
-
-
-def label(path: str, shown: str) -> str:
-    """How a copy is named beside the shown one: its version folder, else its folder."""
-    for part in PurePosixPath(path).parts[:-1]:
-        if _VERSION.match(part):
-            return part
-    here, there = PurePosixPath(shown).parts[:-1], PurePosixPath(path).parts[:-1]
-    for i, part in enumerate(there):
-        if i >= len(here) or here[i] != part:
-            return part
-    return str(PurePosixPath(path).parent) or "."
-
-
-def unversioned(path: str) -> str:
-    """The path without its version folders: one page's versions share it."""
-    parts = PurePosixPath(path).parts
-    return "/".join(p for p in parts[:-1] if not _VERSION.match(p)) + "/" + parts[-1]
 
 
 def _plain(text: str) -> str:

@@ -27,13 +27,14 @@ import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
-from kbtui.search.copies import group_copies, label
+from kbtui.search.copies import group_copies
 from kbtui.search.evidence import bm25_leader, evident
 from kbtui.search.keyword_index import KeywordIndex, KeywordScores, row_mask
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, query_terms
 from kbtui.vault.plain import plain_text
+from kbtui.vault.versions import label
 
 Mode = Literal["hybrid", "vector", "keyword"]
 COS_FLOOR = 0.30
