@@ -18,7 +18,6 @@ Scores are calibrated to 0..1 so they mean the same across queries:
 
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, Literal
@@ -30,10 +29,10 @@ from kbtui.models import ChunkHit, SearchFilters, SearchResult
 from kbtui.search.copies import group_copies
 from kbtui.search.evidence import bm25_leader, evident
 from kbtui.search.keyword_index import KeywordIndex, KeywordScores, row_mask
+from kbtui.search.snippets import make_snippet
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, query_terms
-from kbtui.vault.plain import plain_text
 from kbtui.vault.versions import label
 
 Mode = Literal["hybrid", "vector", "keyword"]
@@ -46,7 +45,6 @@ DENSE_LO = 0.0  # cosine counted as "no similarity" when cosines are scaled per 
 RELATIVE_WEIGHT = 2.0  # ranking key: absolute evidence + this x the relative fusion
 CHUNK_SHARE = 0.25  # the keyword side of the relative fusion: chunk BM25 vs its note's BM25
 MIN_SCORE = 0.15
-SNIPPET_CHARS = 200
 COPY_SLACK = 6  # notes looked at per result asked for: a page in five version trees folds
 
 
@@ -284,13 +282,15 @@ class SearchService:
         return set(cids.tolist())
 
     def snippet(self, chunk: dict[str, Any], query: str) -> str:
-        """The chunk's snippet; for a chunk Obsidian hides whole (inside a long `%%` comment,
-        found by its title or comment words), the note's first text a reader sees."""
-        if not _blank(chunk["shown"]):
-            return make_snippet(chunk["shown"], query)
+        """The chunk's snippet; for a chunk with no readable text (hidden whole inside a long
+        `%%` comment, or only badges: found by its title), the note's first a reader sees."""
+        text = make_snippet(chunk["shown"], query)
+        if text:
+            return text
         for other in self.store.note_chunks(chunk["entity_id"]):
-            if not _blank(other["shown"]):
-                return make_snippet(other["shown"], query)
+            text = make_snippet(other["shown"], query)
+            if text:
+                return text
         return ""
 
     def search(
@@ -368,27 +368,3 @@ def _with_leader(
         out = [h for h in out if h.entity_id != last] if notes is not None else out[:-1]
     floor = out[-1].score if out else leader.score
     return [*out, replace(leader, score=max(min(leader.score, floor), 0.0))]
-
-
-def _blank(text: str) -> bool:
-    return not text.strip()
-
-
-def make_snippet(content: str, query: str, limit: int = SNIPPET_CHARS) -> str:
-    """At most `limit` characters of the chunk, around the first query word it contains.
-
-    `content` is the chunk as Obsidian shows it (the store's `shown`: no comments, no HTML).
-    """
-    lines = [ln for ln in content.strip().splitlines() if not ln.lstrip().startswith("#")]
-    text = re.sub(r"\s+", " ", plain_text("\n".join(lines) or content, keep_code=True))
-    if len(text) <= limit:
-        return text
-    words = [w for w in re.findall(r"\w{3,}", query.lower())]
-    lowered = text.lower()
-    hits = [p for p in (lowered.find(w) for w in words) if p >= 0]
-    start = max(0, min(hits) - limit // 4) if hits else 0
-    if start:
-        space = text.find(" ", start)
-        start = space + 1 if 0 <= space < start + 20 else start
-    body = text[start : start + limit - 2 * (start > 0) - 1].rstrip()
-    return ("…" if start else "") + body + "…"
