@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -39,8 +40,12 @@ class IndexWorker:
         store: Store,
         embedder: Embedder | None,
         lock: AbstractContextManager[Any],
+        after_pass: Callable[[IndexReport], None] | None = None,
     ) -> None:
+        """`after_pass`: run after each whole-vault pass (the search side files are
+        written then, not by the first query: kbtui.runtime)."""
         self.indexer = Indexer(settings, store, embedder, progress=self._progress, lock=lock)
+        self._after_pass = after_pass
         self.state = "starting"
         self.phase: tuple[str, int, int] | None = None
         self.passes = 0
@@ -163,6 +168,11 @@ class IndexWorker:
             self.vault_read.set()
         self.passes += 1
         self.last_report = report
+        if paths is None and self._after_pass is not None:
+            try:
+                self._after_pass(report)
+            except Exception:  # the first query builds them instead; keep serving
+                log.exception("writing the search side files failed")
         if report.chunks_embedded or report.new or report.changed:
             give_back_freed_memory()  # what embedding a batch freed (~100 MB)
         self.state = "idle"

@@ -73,7 +73,9 @@ class VaultRuntime:
         self.embedder = embedder
         self.lock = threading.RLock()
         self.kb = KnowledgeBase.open(settings, embedder, approximate, self._released)
-        self.worker = IndexWorker(settings, self.kb.store, embedder, self.lock)
+        self.worker = IndexWorker(
+            settings, self.kb.store, embedder, self.lock, after_pass=self._after_pass
+        )
         self.watcher = (
             VaultWatcher(settings.vault, self.worker.submit, index_dir=settings.index_dir)
             if watch
@@ -205,7 +207,15 @@ class VaultRuntime:
         self._check_open()
         indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
         with self.worker.pass_lock:
-            return indexer.run(embed=embed)
+            report = indexer.run(embed=embed)
+        self._after_pass(report)
+        return report
+
+    def _after_pass(self, report: IndexReport) -> None:
+        """After a whole-vault pass: the search side files, written now if missing or far
+        behind (cheap when they are current: they are mapped)."""
+        with self.lock:
+            self.kb.prepare_search()
 
     def _check_open(self) -> None:
         if self._closed:
