@@ -10,9 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kbtui.graph.text import _FIRST_NAMES as FIRST_NAMES
+from kbtui.graph.text import fold
 from kbtui.store.graph import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.vault.batch import FileEdit, read_text, write_all
+from kbtui.vault.mention_rules import NoteText, is_mention
 from kbtui.vault.parse import derive_type_and_name
 from kbtui.vault.relink import (
     find_mentions,
@@ -72,16 +75,15 @@ class LinkTools:
         paths = self.store.note_paths()
         if entity_id:
             row = self.graph.require(entity_id)
-            owners = {_norm(n): entity_id for n in [row["name"], *row["aliases"]]}
+            names = [(n, entity_id) for n in [row["name"], *row["aliases"]] if n]
             sources = [(eid, p) for eid, p in paths.items() if eid != entity_id]
             with self.released():  # files only: searches and saves go on meanwhile
-                suggestions = self._scan(owners, sources, set(), every=True)
+                suggestions = self._scan(names, sources, set(), every=True)
         else:
-            owners = _unambiguous(self.store.name_owners())
             sources = list(paths.items())
             linked = self.store.linked_pairs()
             with self.released():
-                suggestions = self._scan(owners, sources, linked, every=False)
+                suggestions = self._scan(self.store.name_owners(), sources, linked, every=False)
             # longer names are the more certain suggestions
             suggestions.sort(key=lambda s: (-len(s["text"]), s["filePath"], s["line"]))
         total = len(suggestions)
@@ -100,20 +102,26 @@ class LinkTools:
         entity_id, limit = args["entityId"], args["limit"]
         row = self.graph.require(entity_id)
         incoming = self.kg_suggest_links({"entityId": entity_id, "limit": limit})["suggestions"]
-        owners = _unambiguous(self.store.name_owners())
         linked = self.store.linked_pairs()
-        outgoing = self._scan(owners, [(entity_id, row["path"])], linked, every=True)
+        outgoing = self._scan(
+            self.store.name_owners(), [(entity_id, row["path"])], linked, every=True
+        )
         return ok(incoming=incoming, outgoing=outgoing[:limit])
 
     def _scan(
         self,
-        owners: dict[str, str],
+        named: list[tuple[str, str]],
         sources: list[tuple[str, str]],
         linked: set[tuple[str, str]],
         every: bool,
     ) -> list[dict[str, Any]]:
-        """Mentions of `owners`' names in the `sources` notes (id, path): all of them with
-        `every`, else one per pair of notes and no lower-case single words."""
+        """Mentions of the (name, entity id) `named` in the `sources` notes (id, path): all
+        of them with `every`, else one per pair of notes; only matches that read as mentions
+        (vault.mention_rules: not headings, comments, labels, other capitals ...)."""
+        owners = _unambiguous(named)
+        spellings: dict[str, set[str]] = {}
+        for name, _ in named:
+            spellings.setdefault(_norm(name), set()).add(name)
         names = name_pattern(owners)
         found: list[dict[str, Any]] = []
         seen: set[tuple[str, str]] = set()
@@ -121,13 +129,15 @@ class LinkTools:
             note = self._note(path) if names is not None else None
             if note is None or names is None or not names.may_occur(note.words()):
                 continue
-            text = note.text
+            text, places = note.text, NoteText(note.text)
             for start, end in name_ranges(text, names, note.spans()):
                 words = text[start:end]
                 target = owners.get(_norm(words))
                 if target is None or target == source or (source, target) in linked:
                     continue
-                if not every and ((source, target) in seen or _common_word(words)):
+                if not every and (source, target) in seen:
+                    continue
+                if not is_mention(places, start, end, spellings[_norm(words)], _first_name):
                     continue
                 seen.add((source, target))
                 m = mention_at(text, start, end)
@@ -332,18 +342,16 @@ def _read(data: bytes, path: str) -> tuple[str, Any]:
         raise ConflictError(f"{path}: {exc}") from exc
 
 
+def _first_name(word: str) -> bool:
+    return fold(word) in FIRST_NAMES
+
+
 def _unambiguous(names: list[tuple[str, str]]) -> dict[str, str]:
     """Name -> entity for names only one entity has (a shared name suggests nothing)."""
     owners: dict[str, set[str]] = {}
     for name, entity_id in names:
         owners.setdefault(_norm(name), set()).add(entity_id)
     return {n: next(iter(ids)) for n, ids in owners.items() if len(ids) == 1}
-
-
-def _common_word(words: str) -> bool:
-    """A one-word name written in lower case ("index", "empty"): across the whole vault that
-    is ordinary prose far more often than a mention of the note with that title."""
-    return " " not in words.strip() and words.islower()
 
 
 def _norm(name: str) -> str:

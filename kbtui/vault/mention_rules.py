@@ -1,0 +1,96 @@
+"""Which unlinked name matches are mentions worth a link (kg_suggest_links, the note view).
+
+On obsidian-hub, 15,920 matches were suggested and most were not mentions: a heading
+(`## Books` above `![[Books.base#Author]]`: 16 of kepano's 18), a comment Obsidian hides
+(`%% ----- Badges ----- %%`), a field label (`Links: [GitHub repository](...)`, `- GitHub:`),
+an ordinary phrase equal to a title in other capitals ("for theme designers" against the note
+"for Theme Designers", "local images" against the alias "Local images", "GitHub" against the
+plugin note "github"), a plain word capitalised because a sentence starts with it ("Quickly
+hide your sidebars" against the plugin "Quickly") or inside a longer name ("Enable Folder
+Icons"), and a one-word name in lower case ('repeat' the verb).
+
+A match is kept when it is in prose (no heading, no comment), not a label (a name followed
+by a colon), written as a name of the note is written (or with a capital first letter), a
+one-word name not in lower case and, if a plain capitalised word, neither at the start of a
+sentence, line or list item nor beside another capitalised word. Precision on a labelled
+sample: bench/link_precision.py with bench/link_labels.jsonl.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+_ITEM_START = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:\[.\][ \t]+)?[*_]*$")
+_SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*[ \t]+[*_]*$")
+_LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[*_]*(?:\s|$)")
+_CAPITAL_BEFORE = re.compile(r"[A-Z][\w&]*,?[ \t]$")
+_CAPITAL_AFTER = re.compile(r"^[ \t][A-Z]")
+
+
+@dataclass
+class NoteText:
+    """One note's text and where its comments are, worked out once per note."""
+
+    text: str
+    _comments: list[tuple[int, int]] | None = field(default=None, repr=False)
+
+    def in_comment(self, pos: int) -> bool:
+        if self._comments is None:
+            self._comments = [m.span() for m in _COMMENT.finditer(self.text)]
+        starts = [s for s, _ in self._comments]
+        i = bisect_right(starts, pos) - 1
+        return i >= 0 and self._comments[i][0] <= pos < self._comments[i][1]
+
+
+def same_spelling(words: str, spelling: str) -> bool:
+    """`words` written as `spelling` is, or with a capital first letter (a sentence's start):
+    "local images" is a phrase, not the note "Local images"."""
+    a, b = " ".join(words.split()), " ".join(spelling.split())
+    return a == b or (a[1:] == b[1:] and a[:1] == b[:1].upper())
+
+
+def plain_word(word: str) -> bool:
+    """A capitalised ordinary word ("Quickly", "Primary"), not a name by its shape ("GitHub",
+    "iOS", "YAML", "3D")."""
+    return word.isalpha() and word[:1].isupper() and word[1:].islower()
+
+
+def is_mention(
+    note: NoteText,
+    start: int,
+    end: int,
+    spellings: set[str],
+    first_name: Callable[[str], bool] = lambda word: False,
+) -> bool:
+    """Whether text[start:end], a name match in prose, is a mention worth a suggestion.
+    `first_name`: whether a word is a person's first name ("- Andrei argued ..." starts a
+    list item and is still a mention)."""
+    text = note.text
+    words = text[start:end]
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start], text[end:line_end]
+    if _HEADING.match(text[line_start:line_end]) or note.in_comment(start):
+        return False
+    if _LABEL_AFTER.match(after):
+        return False  # "Links: [...]", "- GitHub: [...]", "**Files & Links**:", "Border:"
+    if " " in words.strip():
+        return any(same_spelling(words, s) for s in spellings)
+    if words.islower() or words not in spellings:
+        return False  # 'repeat' the verb; "Github" is not the plugin note "github"
+    if not plain_word(words) or first_name(words):
+        return True
+    capital = _CAPITAL_BEFORE.search(before)  # a capitalised word that starts no sentence
+    inside_name = bool(capital and not _starts(before[: capital.start()]))
+    return not (_starts(before) or inside_name or _CAPITAL_AFTER.match(after))
+
+
+def _starts(before: str) -> bool:
+    """Whether what precedes a word on its line puts it at a sentence's or item's start."""
+    return bool(_ITEM_START.match(before) or _SENTENCE_END.search(before))

@@ -1,0 +1,77 @@
+"""Issue 28 item 9: link suggestions leave out what is not a mention (vault/mention_rules.py):
+headings, comments, labels, phrases equal to a title in other capitals, a plain word
+capitalised by a sentence's start or inside a longer name, one-word names in lower case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kbtui.config import Settings
+from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.vault.mention_rules import NoteText, is_mention, same_spelling
+
+NOTES = {
+    "Categories/Books.md": "Books I read.\n",
+    "Plugins/links.md": "---\naliases: [Links]\n---\nA plugin.\n",
+    "Plugins/github.md": "A plugin for GitHub issues.\n",
+    "Plugins/Quickly.md": "A quick capture plugin.\n",
+    "Plugins/repeat-plugin.md": "---\naliases: [repeat]\n---\nSpaced review.\n",
+    "Plugins/badges.md": "---\naliases: [Badges]\n---\nShields.\n",
+    "Plugins/Icons.md": "An icon pack.\n",
+    "Guides/for Theme Designers.md": "How to design a theme.\n",
+    "Plugins/previous-daily-note.md": "---\naliases: [Previous Daily Note]\n---\nOpens it.\n",
+    "Plugins/Dataview.md": "Queries over notes.\n",
+    "People/Steph Ango.md": "Makes Obsidian.\n",
+    "Notes/Evergreen notes.md": "Notes that grow.\n",
+    "Notes/source.md": (
+        "## Books\n\n![[Books.base#Author]]\n\n"
+        "%% ----- Badges ----- %%\n\n"
+        "Links: [GitHub repository](https://github.com/a/b)\n"
+        "- GitHub: [someone](https://github.com/someone/)\n\n"
+        "These are notes for theme designers and the previous daily note.\n"
+        "Quickly hide your sidebars. You can also Enable Folder Icons.\n"
+        "Repeat the step, then repeat it again.\n\n"
+        "I query my vault with Dataview every day, as Steph Ango suggested.\n"
+        "Evergreen notes grow over time.\n"
+    ),
+}
+
+
+def suggestions(tmp_path: Path, args: dict[str, Any]) -> list[tuple[str, str]]:
+    vault = tmp_path / "vault"
+    for rel, text in NOTES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    kb = KnowledgeBase.open(Settings.for_vault(vault), None)
+    try:
+        kb.indexer.run(embed=False)
+        answer = kb.call("kg_suggest_links", args)
+    finally:
+        kb.close()
+    return [(s["text"], s["targetEntityId"]) for s in answer["suggestions"]]
+
+
+def test_only_real_mentions_are_suggested(tmp_path: Path) -> None:
+    found = suggestions(tmp_path, {"limit": 100})
+    texts = sorted(t for t, _ in found)
+    assert texts == ["Dataview", "Evergreen notes", "Steph Ango"], found
+
+
+def test_one_entitys_mentions_leave_out_the_verb(tmp_path: Path) -> None:
+    found = suggestions(tmp_path, {"entityId": "plugin:repeat_plugin", "limit": 100})
+    assert found == [], found
+
+
+def test_the_rules_one_by_one() -> None:
+    text = "## Books\nSee Books here. The Books list.\n- Links: x\nA Links: b\n"
+    note = NoteText(text)
+    at = text.index("Books")
+    assert not is_mention(note, at, at + 5, {"Books"})  # a heading
+    at = text.index("Books", at + 5)
+    assert is_mention(note, at, at + 5, {"Books"})  # mid-sentence, as the note writes it
+    at = text.index("Links")
+    assert not is_mention(note, at, at + 5, {"Links"})  # a label
+    assert same_spelling("Evergreen notes", "evergreen notes")  # a sentence's start
+    assert not same_spelling("local images", "Local images")  # a phrase, not the note
+    assert not same_spelling("for theme designers", "for Theme Designers")
