@@ -31,7 +31,7 @@ NOTES = {
         "- GitHub: [someone](https://github.com/someone/)\n\n"
         "These are notes for theme designers and the previous daily note.\n"
         "Quickly hide your sidebars. You can also Enable Folder Icons.\n"
-        "Repeat the step, then repeat it again.\n\n"
+        "Then repeat the step, and repeat it again.\n\n"
         "I query my vault with Dataview every day, as Steph Ango suggested.\n"
         "Evergreen notes grow over time.\n"
     ),

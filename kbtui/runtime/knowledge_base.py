@@ -100,15 +100,18 @@ class KnowledgeBase:
     def vectors(self) -> VectorIndex:
         return self.search_service.vectors
 
-    def prepare_search(self) -> None:
+    def prepare_search(self, chunk_texts: bool = True) -> None:
         """Bring the search side files (keywords, vectors, chunk texts) up to date now, at
         the end of an index pass. Left to the first query, writing them made the first search
         after a cold index of obsidian-hub take 10 s where the next took 1.4 s (issue 28).
+        `chunk_texts=False` (a long-lived process): the chunk texts stay unloaded until a
+        search needs them, so that the first note opened does not wait for them.
         Call it under the store's lock."""
         self.search_service.keywords.sync()
         if self.embedder is not None:
             self.search_service.vectors.sync()
-        self.store.chunk_details([])
+        if chunk_texts:
+            self.store.chunk_details([])
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""

@@ -208,14 +208,15 @@ class VaultRuntime:
         indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
         with self.worker.pass_lock:
             report = indexer.run(embed=embed)
-        self._after_pass(report)
+        with self.lock:  # `kbtui index`: the next command's first search finds every file
+            self.kb.prepare_search()
         return report
 
     def _after_pass(self, report: IndexReport) -> None:
-        """After a whole-vault pass: the search side files, written now if missing or far
-        behind (cheap when they are current: they are mapped)."""
+        """After a background whole-vault pass: the keyword and vector side files, written
+        now if missing or far behind (cheap when they are current: they are mapped)."""
         with self.lock:
-            self.kb.prepare_search()
+            self.kb.prepare_search(chunk_texts=False)
 
     def _check_open(self) -> None:
         if self._closed:

@@ -78,7 +78,7 @@ class LinkTools:
             names = [(n, entity_id) for n in [row["name"], *row["aliases"]] if n]
             sources = [(eid, p) for eid, p in paths.items() if eid != entity_id]
             with self.released():  # files only: searches and saves go on meanwhile
-                suggestions = self._scan(names, sources, set(), every=True)
+                suggestions = self._scan(names, sources, set(), every=True, one_entity=True)
         else:
             sources = list(paths.items())
             linked = self.store.linked_pairs()
@@ -114,6 +114,7 @@ class LinkTools:
         sources: list[tuple[str, str]],
         linked: set[tuple[str, str]],
         every: bool,
+        one_entity: bool = False,
     ) -> list[dict[str, Any]]:
         """Mentions of the (name, entity id) `named` in the `sources` notes (id, path): all
         of them with `every`, else one per pair of notes; only matches that read as mentions
@@ -137,7 +138,8 @@ class LinkTools:
                     continue
                 if not every and (source, target) in seen:
                     continue
-                if not is_mention(places, start, end, spellings[_norm(words)], _first_name):
+                spelled = spellings[_norm(words)]
+                if not is_mention(places, start, end, spelled, _first_name, one_entity):
                     continue
                 seen.add((source, target))
                 m = mention_at(text, start, end)

@@ -66,10 +66,12 @@ def is_mention(
     end: int,
     spellings: set[str],
     first_name: Callable[[str], bool] = lambda word: False,
+    one_entity: bool = False,
 ) -> bool:
     """Whether text[start:end], a name match in prose, is a mention worth a suggestion.
     `first_name`: whether a word is a person's first name ("- Andrei argued ..." starts a
-    list item and is still a mention)."""
+    list item and is still a mention). `one_entity`: the mentions of one note were asked
+    for (its name is known to matter), so a one-word name in capitals is taken as written."""
     text = note.text
     words = text[start:end]
     line_start = text.rfind("\n", 0, start) + 1
@@ -82,9 +84,13 @@ def is_mention(
         return False  # "Links: [...]", "- GitHub: [...]", "**Files & Links**:", "Border:"
     if " " in words.strip():
         return any(same_spelling(words, s) for s in spellings)
-    if words.islower() or words not in spellings:
-        return False  # 'repeat' the verb; "Github" is not the plugin note "github"
-    if not plain_word(words) or first_name(words):
+    if words.islower():
+        return False  # 'repeat' the verb
+    if first_name(words) or one_entity:  # "Andrei" at a list item's start; "Ada" for ada.md
+        return True
+    if words not in spellings:
+        return False  # "Github" is not the plugin note "github"
+    if not plain_word(words):
         return True
     capital = _CAPITAL_BEFORE.search(before)  # a capitalised word that starts no sentence
     inside_name = bool(capital and not _starts(before[: capital.start()]))
