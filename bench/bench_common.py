@@ -252,15 +252,43 @@ def indexed_vault(source: Path, cache: Path, model_id: str) -> Path:
     return cache
 
 
-def working_copy(cache: Path, work: Path) -> Path:
-    """A copy of an indexed vault to run on: notes hard-linked, the index copied."""
+def working_copy(cache: Path, vault: Path) -> Path:
+    """A copy of an indexed vault to run on: notes hard-linked, the index file copied."""
     from kbtui.config import Settings
 
-    vault = copy_vault(cache, work / "live", link=True)
+    copy_vault(cache, vault, link=True)
     settings, cached = Settings.for_vault(vault), Settings.for_vault(cache)
     settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(cached.db_path, settings.db_path)
     return vault
+
+
+def start_owner(vault: Path, timeout: float = 60) -> subprocess.Popen[bytes]:
+    """`kbtui mcp` on `vault` as its owner, once it serves other processes; its stdin stays
+    open, so it serves until terminated."""
+    import sys
+
+    from kbtui.config import Settings
+    from kbtui.runtime.remote import RemoteVault
+
+    command = ["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"]
+    proc = subprocess.Popen(
+        [sys.executable, *command], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
+    )
+    settings = Settings.for_vault(vault)
+
+    def serving() -> bool:
+        remote = RemoteVault.connect(settings)
+        if remote is not None:
+            remote.close()
+        return remote is not None
+
+    try:
+        wait_until(serving, timeout)
+    except TimeoutError:
+        proc.kill()
+        raise SystemExit(f"the owner did not start serving within {timeout:.0f} s") from None
+    return proc
 
 
 # -- SciFact -------------------------------------------------------------------------------

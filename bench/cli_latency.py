@@ -12,7 +12,6 @@ peak RSS of the command's process, and the goal of each row (issue 18).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -27,26 +26,33 @@ from bench_common import (
     hub_sized_vault,
     machine_note,
     quantile,
-    wait_until,
+    start_owner,
     working_copy,
 )
 
-from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.runtime.remote import RemoteVault
 
-KBTUI = [sys.executable, "-m", "kbtui.cli"]
+SCRIPT = Path(sys.executable).with_name("kbtui")  # the console script, as people run it
+KBTUI = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kbtui.cli"]
 
 
 def run(argv: list[str]) -> tuple[float, float]:
-    """(seconds, peak RSS MB) of one command, run to its end."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{argv} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return seconds, usage.ru_maxrss / 1024
+    """(seconds, peak RSS MB) of one command, run to its end. The peak comes from
+    /usr/bin/time: a child forked from this process starts with this process's RSS as its
+    ru_maxrss, which would hide a small command's own."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as peak:
+        started = time.perf_counter()
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", peak.name, *argv],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        seconds = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"{argv} failed: {done.stderr[-2000:]}")
+        return seconds, int(peak.read().split()[-1]) / 1024
 
 
 def row(label: str, argv: list[str], runs: int, goal: str) -> None:
@@ -72,28 +78,14 @@ def main() -> None:
         if args.vault is None:
             args.work.mkdir(parents=True, exist_ok=True)
             cache = hub_sized_vault(args.work, args.notes, FastEmbedder().model_id)
-            vault = working_copy(cache, Path(tmp))
+            vault = working_copy(cache, Path(tmp) / "live")
         else:
             vault = args.vault.resolve()
         search = [*KBTUI, "--vault", str(vault), "search", args.query]
         row("kbtui --version", [*KBTUI, "--version"], args.runs, "<= 0.15 s")
         row("kbtui search, no owner", search, args.runs, "<= 1.5 s")
-        owner = subprocess.Popen(
-            [*KBTUI, "mcp", "--vault", str(vault), "--log-level", "warning"],
-            cwd=REPO,
-            stdin=subprocess.PIPE,  # kept open: it serves until terminated
-            stdout=subprocess.DEVNULL,
-        )
-        settings = Settings.for_vault(vault)
+        owner = start_owner(vault, 120)
         try:
-
-            def serving() -> bool:
-                remote = RemoteVault.connect(settings)
-                if remote is not None:
-                    remote.close()
-                return remote is not None
-
-            wait_until(serving, 120)
             run(search)  # the owner's first answer loads its model: not the CLI's cost
             row("kbtui search, via owner", search, args.runs, "<= 0.3 s")
         finally:

@@ -48,6 +48,7 @@ from bench_common import (
     rss_line,
     synthetic_vault,
     timed,
+    working_copy,
 )
 from bulk_index import bulk_index
 from page_cache import cold
@@ -82,9 +83,7 @@ def realistic_copy(work: Path, synthetic: Settings) -> Settings:
     settings = Settings.for_vault(vault)
     if not settings.db_path.exists():
         started = time.perf_counter()
-        copy_vault(synthetic.vault, vault, link=True)
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(synthetic.db_path, settings.db_path)
+        working_copy(synthetic.vault, vault)
         base = abstract_vectors(work, FastEmbedder())
         store = Store(settings.db_path)
         count = replace_vectors(store, base)

@@ -176,7 +176,7 @@ def main() -> None:
             from kbtui.embed import FastEmbedder
 
             cache = hub_sized_vault(args.work, args.vault_notes, FastEmbedder().model_id)
-            vault = working_copy(cache, Path(work))
+            vault = working_copy(cache, Path(work) / "live")
         elif args.vault is not None:
             vault = args.vault.resolve()
         else:

@@ -18,27 +18,23 @@ import argparse
 import os
 import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench_common import (
     QUERIES,
-    REPO,
     VAULT_EXAMPLE,
     copy_vault,
     cpu_times,
     machine_note,
     percentiles,
+    start_owner,
     timed_calls,
-    wait_until,
 )
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.runtime.remote import RemoteVault
 from kbtui.runtime.shared import SharedVault, open_vault
 
 
@@ -55,33 +51,9 @@ def run_calls(handle: SharedVault, n: int) -> dict[str, list[float]]:
     }
 
 
-def start_owner(settings: Settings) -> subprocess.Popen[bytes]:
-    """`kbtui mcp` as the owner; its stdin stays open, so it serves until signalled."""
-    command = ["-m", "kbtui.cli", "mcp", "--vault", str(settings.vault), "--log-level", "warning"]
-    proc = subprocess.Popen(
-        [sys.executable, *command],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-    )
-
-    def serving() -> bool:
-        remote = RemoteVault.connect(settings)
-        if remote is not None:
-            remote.close()
-        return remote is not None
-
-    try:
-        wait_until(serving, 60)
-    except TimeoutError:
-        proc.kill()
-        raise SystemExit("the owner process did not start serving within 60 s") from None
-    return proc
-
-
 def takeover(settings: Settings, sig: signal.Signals) -> tuple[float, float]:
     """Seconds from `sig` to the owner's role here, and to the first kb_get answered."""
-    owner = start_owner(settings)
+    owner = start_owner(settings.vault)
     with open_vault(settings, FastEmbedder) as handle:
         assert handle.role == "client" and handle.owner_pid == owner.pid
         handle.call("kb_get", {"id": handle.note_page(0, 1)[0][0]["id"]})
@@ -106,7 +78,7 @@ def bench(vault: Path, n: int, rounds: int) -> None:
         stats = local.status()["stats"]
         print(f"vault {vault}: {stats['notes']} notes, {stats['chunks']} chunks")
         here = run_calls(local, n)
-    owner = start_owner(settings)
+    owner = start_owner(settings.vault)
     try:
         with open_vault(settings, FastEmbedder) as remote:
             assert remote.role == "client"

@@ -117,8 +117,8 @@ def first_frame(vault: Path, runs: int, real: bool = False, copy_from: Path | No
     frames, lists, notes, after = [], [], [], []
     for _ in range(runs):
         if copy_from is not None:  # the runtime's pass may write: each run on a fresh copy
-            shutil.rmtree(vault.parent, ignore_errors=True)
-            vault = working_copy(copy_from, vault.parent)
+            shutil.rmtree(vault, ignore_errors=True)
+            vault = working_copy(copy_from, vault)
         spawned = time.time()
         out = subprocess.run(
             [sys.executable, __file__, "--child", str(vault), str(spawned), str(int(real))],

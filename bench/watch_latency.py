@@ -174,7 +174,7 @@ def main() -> None:
                     cache = indexed_vault(source, args.work / f"watch_{source.name}", model_id)
                 else:
                     cache = hub_sized_vault(args.work, args.vault_notes, model_id)
-                target = working_copy(cache, work)
+                target = working_copy(cache, work / "live")
             save_to_searchable(args.rounds, work, target)
         if "idle" in only:
             idle_cpu(args.idle, work)
