@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kbtui.store.graph import link_key
+from kbtui.store.graph.entities import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.vault.batch import FileEdit, read_text, write_all
 from kbtui.vault.parse import derive_type_and_name

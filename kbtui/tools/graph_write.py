@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
-from kbtui.store.graph import REL_TYPES
+from kbtui.store.graph.entities import REL_TYPES
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
 from kbtui.tools.graph import KnowledgeGraph
 from kbtui.tools.graph_contracts import KG_TOOLS

@@ -11,8 +11,8 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store.open_facts import Facts, at_close
-from kbtui.store.side_arrays import SideChecks
+from kbtui.store.side.arrays import SideChecks
+from kbtui.store.vectors.open_facts import Facts, at_close
 
 VECTOR_LOG_MAX = 200_000  # logged cids (8 bytes each); past this, readers reload every vector
 

@@ -10,7 +10,7 @@ It also notes the side files whose checksum this process read (or trusted) and t
 unchanged at close (side_arrays.SideChecks): the next open does not read them again in full.
 
 So a clean close writes them (side_arrays.py, `index.duckdb.facts.arrays`) under the clean-close
-stamp of the file it leaves (kbtui/store/clean_close.py: size, mtime, inode, DuckDB version),
+stamp of the file it leaves (kbtui/store/file/clean_close.py: size, mtime, inode, DuckDB version),
 and an open uses them only when the file is still exactly that (no WAL, stamp matching): then
 they are the facts of the file as it is. Anything else (a crash, a copy, a restore, an older
 kbtui's close, a damaged or cut-short record) and the open reads the column as before. Like the
@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from kbtui.store.clean_close import facts_path, file_state
-from kbtui.store.hnsw_build import member
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.file.clean_close import facts_path, file_state
+from kbtui.store.side.arrays import load_arrays, write_arrays
+from kbtui.store.vectors.hnsw_build import member
 
 NAMES = ("embedded", "floor", "side")
 Facts = tuple[np.ndarray, int, dict[str, list[int]]]
