@@ -10,7 +10,7 @@ death. The child only picks *when* to die:
 - ``txn``: inside an open transaction, right after one of its statements;
 - ``checkpoint``: while DuckDB runs a CHECKPOINT forced after a commit;
 - ``embed``: in the middle of embedding a batch;
-- ``fs:<name>``: just before a call of os.<name> in kbtui.vault.write (fdopen, link,
+- ``fs:<name>``: just before a call of os.<name> in kbtui.vault.edit.write (fdopen, link,
   replace, fsync): between the steps of an atomic note write;
 - ``side``: just before a side file of the search indexes (kbtui/store/side/arrays.py) is
   renamed into place, its temporary file written.
@@ -105,7 +105,7 @@ class FaultyEmbedder:
 
 
 class FaultyOs:
-    """os for kbtui.vault.write, dying just before a randomly chosen call of one function."""
+    """os for kbtui.vault.edit.write, dying just before a randomly chosen call of one function."""
 
     def __init__(self, name: str, p: float, rng: random.Random) -> None:
         self._name, self._p, self._rng = name, p, rng
@@ -148,7 +148,7 @@ def _child(argv: list[str]) -> int:
     if fault == "embed":
         embedder = FaultyEmbedder(embedder, opts.p, rng)
     if fault.startswith("fs:"):
-        import kbtui.vault.write as write
+        import kbtui.vault.edit.write as write
 
         setattr(write, "os", FaultyOs(fault[3:], opts.p, rng))  # noqa: B010
     if fault == "side":

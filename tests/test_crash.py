@@ -16,7 +16,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
-from kbtui.vault.write import write_new_note
+from kbtui.vault.edit.write import write_new_note
 from tests.conftest import REPO, copy_vault
 
 sys.path.insert(0, str(REPO / "bench"))
