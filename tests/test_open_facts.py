@@ -130,7 +130,7 @@ def test_a_reader_uses_the_record_and_leaves_it(
 def test_side_files_checked_once_are_not_read_again_until_they_change(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A clean close notes the side files whose checksum was read (side_arrays.SideChecks):
+    """A clean close notes the side files whose checksum was read (side.arrays.SideChecks):
     the next open maps them without reading every byte again (1M chunks: 1.6 GB from a cold
     disk). A file changed after the close (written in place: another mtime) is read in full
     again, found damaged and rebuilt, and the answers are a fresh build's."""

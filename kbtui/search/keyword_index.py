@@ -8,7 +8,7 @@ when the delta or the dead rows pass a quarter of the index, it is rebuilt from 
 A build is written to a side file next to the index (kbtui/store/side/arrays.py) and the next
 start maps it instead of reading and sorting every posting (100k chunks: 0.68 s and a 200 MB
 peak): the arrays are the OS's page cache, and a query reads only its terms' postings (with
-pread, so that they do not stay in RSS: see side_arrays.py). Chunk
+pread, so that they do not stay in RSS: see store/side/arrays.py). Chunk
 ids are never reused, so a side file made earlier still describes every chunk it holds; the
 chunks written since come in as the delta and the ones deleted since are masked, as in a
 sync. Past STALE_FRACTION of either at start, the index is rebuilt and the file rewritten.
@@ -33,7 +33,7 @@ BM25_K1 = 0.9
 BM25_B = 0.4
 REBUILD_FRACTION = 0.25
 SIDE_FILE = "keywords.arrays"
-READ = ("fingerprints", "rows", "tfs")  # read a term's run at a time, not mapped (side_arrays)
+READ = ("fingerprints", "rows", "tfs")  # read a term's run at once, not mapped (side/arrays.py)
 
 
 @dataclass(frozen=True)

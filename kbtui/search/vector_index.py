@@ -62,7 +62,7 @@ FILTERED_ANN_MIN = 500_000
 FILTERED_N = 800  # neighbours asked of the index for a filter (ef grows with it)
 FILTERED_KEEP = 50  # fewer of them passing the filter: exact search instead
 SIDE_FILE = "vectors.f16.arrays"
-READ = ("fingerprints",)  # checked once at start: read, not mapped (side_arrays.py)
+READ = ("fingerprints",)  # checked once at start: read, not mapped (store/side/arrays.py)
 GATHER_READ = 4_096  # up to this many rows of the mapped matrix are read, not mapped
 
 

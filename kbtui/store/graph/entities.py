@@ -26,7 +26,7 @@ from kbtui.store.graph.links import (
 )
 from kbtui.store.graph.usage import UsageStore
 
-__all__ = ["REL_TYPES", "GraphStore", "link_key", "note_keys"]  # link naming: graph_links
+__all__ = ["REL_TYPES", "GraphStore", "link_key", "note_keys"]  # link naming: links.py
 
 
 class GraphStore(UsageStore):

@@ -4,7 +4,7 @@ Filling the cache from the table read every chunk's text and every note's row at
 search (100k chunks: 0.5-1 s, +150 MB of transient heap and 27 MB of DuckDB pages). The
 cache's columns are written here instead (kbtui/store/side/arrays.py: disposable, checked
 against the index's id and each chunk's content fingerprint) and a later start maps them:
-a search then reads only the texts it returns (with pread: see side_arrays.py). Note rows are
+a search then reads only the texts it returns (with pread: see store/side/arrays.py). Note rows are
 kept as one JSON document each, read and decoded the first time a note is shown.
 """
 

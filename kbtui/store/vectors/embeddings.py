@@ -37,7 +37,7 @@ class EmbeddingWrites:
     _id_table: Callable[..., AbstractContextManager[str]]  # ReadQueries'
     _embedded_at_open: np.ndarray | None  # ReadQueries'
     _facts: Facts | None  # open_facts.load's, taken at open (db.py)
-    side_checks: SideChecks  # the side files checked (side_arrays.py)
+    side_checks: SideChecks  # the side files checked (side/arrays.py)
     _open_next_cid: int  # the next chunk id when the file was opened
     stats: Callable[[], dict[str, Any]]  # ReadQueries'
 
