@@ -100,8 +100,8 @@ def _room_rank(package: str, room: str) -> int:
 def _unplaced(root: Path) -> list[str]:
     """Rooms (sub-packages) that ROOMS does not place."""
     problems = []
-    for init in sorted(root.glob("*/*/__init__.py")):
-        package, room = init.parent.parent.name, init.parent.name
+    for folder in sorted(d for d in root.glob("*/*") if d.is_dir() and any(d.rglob("*.py"))):
+        package, room = folder.parent.name, folder.name  # with or without an __init__.py
         if package in FREE:
             continue
         if room not in {n for layer in ROOMS.get(package, ()) for n in layer}:
@@ -212,7 +212,7 @@ def crowded(root: Path = ROOT) -> dict[str, int]:
     """Package directories holding more than MAX_MODULES modules (__init__ not counted)."""
     counts = {
         str(d.relative_to(root.parent)): len([p for p in d.glob("*.py") if p.name != "__init__.py"])
-        for d in [root, *(i.parent for i in root.rglob("__init__.py"))]
+        for d in {p.parent for p in root.rglob("*.py")}
     }
     return {d: n for d, n in counts.items() if n > MAX_MODULES}
 
