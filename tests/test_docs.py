@@ -97,6 +97,6 @@ def test_readme_pictures_are_the_current_snapshots() -> None:
             recorded = image.info.get(shots.SOURCE_KEY)
         svg = shots.SNAPSHOTS / f"{test}.svg"
         if recorded != shots.source_of(svg):
-            stale.append(f"{png.relative_to(REPO)} (from {recorded}) is not {svg.name} as it is")
+            stale.append(f"{png.relative_to(REPO)} was made from another {svg.name} ({recorded})")
     fix = ".venv/bin/python screenshots/make_screenshots.py"
     assert not stale, "\n".join([*stale, f"remake the pictures: {fix}"])
