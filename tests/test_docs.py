@@ -49,6 +49,11 @@ def test_a_changed_description_is_named() -> None:
     assert edited != fresh
     problems = tool_page_problems(fresh, edited)
     assert len(problems) == 1 and problems[0].startswith("kg_find_path: its contract")
+    # A tool added to the table whose page was not regenerated.
+    without = fresh.replace(sections(fresh)["kg_rename_entity"], "")
+    assert tool_page_problems(without, fresh) == [
+        "kg_rename_entity: in the tool table but not on docs/tools.md"
+    ]
 
 
 def markdown_files() -> list[Path]:

@@ -46,7 +46,8 @@ def render_tool(spec: ToolSpec) -> str:
     rows = list(_rows(spec.name, schema["properties"], "", required))
     table = "| argument | type | default | allowed | what it is |\n|---|---|---|---|---|\n"
     table += "\n".join(rows) if rows else "| (none) | | | | |"
-    return f"{_SECTION}{spec.name}`\n\n{_cell(spec.description)}\n\n{table}\n"
+    description = " ".join(spec.description.split())
+    return f"{_SECTION}{spec.name}`\n\n{description}\n\n{table}\n"
 
 
 def sections(page: str) -> dict[str, str]:
