@@ -60,19 +60,33 @@ def markdown_files() -> list[Path]:
     return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
-def test_relative_links_lead_to_files() -> None:
+def anchors(md: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings (`## The TUI in short` -> the-tui-in-short)."""
+    headings = re.findall(r"^#{1,6} +(.+?) *$", md.read_text(encoding="utf-8"), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+def test_relative_links_lead_to_files_and_headings() -> None:
     broken = []
     for md in markdown_files():
         for target in LINK.findall(md.read_text(encoding="utf-8")):
-            path = target.split("#", 1)[0]
-            if not path or re.match(r"^[a-z]+:", path):
-                continue  # an anchor on the same page, or a URL
-            resolved = (md.parent / path).resolve()
+            path, _, anchor = target.partition("#")
+            if re.match(r"^[a-z]+:", path):
+                continue  # a URL
+            resolved = (md.parent / path).resolve() if path else md
             if resolved.relative_to(REPO).as_posix() in PENDING:
                 continue
             if not resolved.exists():
-                broken.append(f"{md.relative_to(REPO)}: {target}")
+                broken.append(f"{md.relative_to(REPO)}: {target} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+                broken.append(f"{md.relative_to(REPO)}: {target} (no such heading)")
     assert not broken, "links to nothing:\n" + "\n".join(broken)
+
+
+def test_readme_stays_a_front_door() -> None:
+    """What kbtui is, install, first use, where the rest is: details go to docs/."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 300, f"README.md has {lines} lines (at most 300): move details to docs/"
 
 
 def test_every_docs_page_is_in_the_index() -> None:
