@@ -14,7 +14,8 @@ from kbtui.tools.reference import PAGE, REGENERATE, render_page, sections
 
 REPO = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-# Pages another branch writes; each line here goes when that branch is merged.
+TOP_FOLDERS = {"kbtui", "tests", "bench", "docs", "screenshots", "vault_example"}
+# Pages another branch writes; each goes from this set when that branch is merged.
 PENDING = {"docs/performance.md", "bench/README.md"}  # benchroom (issue 27 item 3)
 
 
@@ -86,6 +87,21 @@ def test_relative_links_lead_to_files_and_headings() -> None:
             elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
                 broken.append(f"{md.relative_to(REPO)}: {target} (no such heading)")
     assert not broken, "links to nothing:\n" + "\n".join(broken)
+
+
+def test_code_paths_named_in_docs_exist() -> None:
+    """`search/service.py`, `kbtui/store/`, `tests/test_crash.py`: a page that names a file
+    the code no longer has is no longer true. Paths are from the repository or from kbtui/."""
+    missing = []
+    for md in markdown_files():
+        for span in re.findall(r"`([\w./-]+(?:\.py|/))`", md.read_text(encoding="utf-8")):
+            if "/" not in span or span.startswith(("~", "/", ".")):
+                continue
+            if span.endswith("/") and span.split("/")[0] not in TOP_FOLDERS:
+                continue  # a vault's folder (`people/`), not the repository's
+            if not any((base / span).exists() for base in (REPO, REPO / "kbtui")):
+                missing.append(f"{md.relative_to(REPO)}: {span}")
+    assert not missing, "pages name files that do not exist:\n" + "\n".join(missing)
 
 
 def test_readme_stays_a_front_door() -> None:
