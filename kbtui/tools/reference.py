@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kbtui.tools.catalog import PUBLISHED
-from kbtui.tools.kb_contracts import ToolSpec
+from kbtui.tools.contracts.kb import ToolSpec
 
 REGENERATE = ".venv/bin/python docs/make_tools_page.py"
 PAGE = "docs/tools.md"
