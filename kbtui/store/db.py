@@ -1,7 +1,5 @@
 """The DuckDB file: connection, extensions from pip packages, migrations, and every query.
-
-This is the only module that imports duckdb. Callers get plain Python values and numpy arrays.
-"""
+The only module that imports duckdb. Callers get plain Python values and numpy arrays."""
 
 from __future__ import annotations
 
@@ -39,8 +37,9 @@ from kbtui.store.recover import (
 from kbtui.store.side_arrays import SideChecks
 from kbtui.store.side_state import SideState
 from kbtui.store.verify import Snapshot, snapshot
+from kbtui.store.vault_files import VaultFileQueries
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -69,7 +68,8 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites):
+class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites,
+            VaultFileQueries):  # fmt: skip
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
