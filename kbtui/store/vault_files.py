@@ -73,3 +73,11 @@ class VaultFileQueries:
                    coalesce(t.tags, []), coalesce(l.links, [])
             FROM notes n LEFT JOIN t USING (entity_id) LEFT JOIN l USING (entity_id)
             ORDER BY n.path""").fetchall()
+
+    def paths_with_base_blocks(self) -> list[str]:
+        """Vault paths of the notes holding a ```base code block."""
+        rows = self.con.execute(
+            """SELECT DISTINCT n.path FROM chunks c JOIN notes n USING (entity_id)
+               WHERE c.content LIKE '%```base%' ORDER BY 1"""
+        ).fetchall()
+        return [r[0] for r in rows]

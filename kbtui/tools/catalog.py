@@ -3,11 +3,17 @@ needs (`kbtui search` through a running owner loads neither DuckDB nor the model
 
 from __future__ import annotations
 
+from kbtui.tools.base_contracts import BASE_TOOLS
 from kbtui.tools.graph_contracts import KG_TOOLS
 from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
 from kbtui.tools.link_contracts import LINK_TOOLS
 
-PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS}  # what MCP offers
+PUBLISHED: dict[str, ToolSpec] = {
+    **KB_TOOLS,
+    **KG_TOOLS,
+    **LINK_TOOLS,
+    **BASE_TOOLS,
+}  # what MCP offers
 GRAPH_READS = (
     "kg_get_entity",
     "kg_find_entity",
@@ -20,5 +26,5 @@ GRAPH_READS = (
 # Calls that change nothing but usage counters: safe to run again on the next owner.
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
-    | {*GRAPH_READS, "kg_suggest_links"}
+    | {*GRAPH_READS, "kg_suggest_links", "base_query"}
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 from kbtui.store import DatabaseError, StoreError
 from kbtui.tools import browse, graph_context, graph_extract
+from kbtui.tools.bases import BASE_TOOLS, BaseTools
 from kbtui.tools.browse import APP_TOOLS
 from kbtui.tools.catalog import GRAPH_READS, READS
 from kbtui.tools.catalog import PUBLISHED as CATALOGUE
@@ -87,6 +88,7 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.links.kg_rename_entity(a)),
+        Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
         _app("app_facets", browse.facets),
@@ -114,6 +116,7 @@ class Toolset:
     writer: GraphWriter
     kb: KbTools
     links: LinkTools
+    bases: BaseTools
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
@@ -121,6 +124,7 @@ class Toolset:
         self.writer = GraphWriter(self.graph)
         self.kb = KbTools(parts, self.graph)
         self.links = LinkTools(self.writer)
+        self.bases = BaseTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""
