@@ -149,9 +149,9 @@ def test_formulas_cycles_and_unsupported_constructs_are_named() -> None:
     with pytest.raises(BaseError) as unknown:
         read_base("filters:\n  and:\n    - file.hasTag('x')\n    - not(empty(note.last))\n")
     assert "unsupported function `not()`" in str(unknown.value) and unknown.value.line == 4
-    with pytest.raises(BaseError, match="unsupported function `.frobnicate\\(\\)`"):
+    with pytest.raises(BaseError, match=r"unsupported function `\.frobnicate\(\)`"):
         read_base("formulas:\n  x: file.name.frobnicate()\n")
-    with pytest.raises(BaseError, match="unknown formula `formula.nope`"):
+    with pytest.raises(BaseError, match=r"unknown formula `formula\.nope`"):
         read_base("filters: formula.nope > 1\n")
     with pytest.raises(BaseError, match="not valid YAML") as bad:
         read_base("views:\n  - type: table\n   name: [\n")

@@ -9,16 +9,16 @@ the base was compiled (kbtui.bases.compile), so it never reaches here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from kbtui.bases import methods
+from kbtui.bases.context import FORMULA, Context, NoteRef
 from kbtui.bases.errors import BaseError, EvalError
 from kbtui.bases.functions import GLOBALS, LAZY_GLOBALS
 from kbtui.bases.methods_date import date_member
 from kbtui.bases.methods_file import file_member
 from kbtui.bases.parser import Node
-from kbtui.bases.rows import FileRow, Rows
+from kbtui.bases.rows import FileRow
 from kbtui.bases.values import (
     Date,
     Duration,
@@ -37,52 +37,28 @@ from kbtui.bases.values import regex as make_regex
 LIST_LAMBDAS = frozenset({"map", "filter", "reduce"})
 
 
-@dataclass
-class NoteRef:
-    """`note` (and `this`): properties by name; `file_path` lets links compare to it."""
-
-    row: FileRow | None
-
-    @property
-    def file_path(self) -> str | None:
-        return self.row.file_path if self.row else None
-
-
-@dataclass
-class Context:
-    """What one evaluation sees: the rows, the current row, `this`, the base's formulas."""
-
-    rows: Rows
-    formulas: dict[str, Node]
-    formula_lines: dict[str, int | None] = field(default_factory=dict)
-    this: FileRow | None = None
-    row: FileRow | None = None
-    scope: dict[str, Any] = field(default_factory=dict)
-    stack: list[str] = field(default_factory=list)
-
-    def at(self, row: FileRow) -> Context:
-        return Context(self.rows, self.formulas, self.formula_lines, self.this, row)
-
-    def formula(self, name: str) -> Any:
-        row = self.row
-        cache: dict[str, Any] = row.cache.setdefault(("f", id(self.formulas)), {}) if row else {}
-        if name in cache:
-            return cache[name]
-        if name not in self.formulas:
-            raise BaseError(f"unknown formula `formula.{name}`")
-        if name in self.stack:
-            cycle = " -> ".join([*self.stack[self.stack.index(name) :], name])
-            raise BaseError(f"formulas refer to each other in a cycle: {cycle}",
-                            self.formula_lines.get(name))  # fmt: skip
-        self.stack.append(name)
-        try:
-            value = evaluate(self.formulas[name], self)
-        except EvalError:
-            value = None
-        finally:
-            self.stack.pop()
-        cache[name] = value
-        return value
+def formula_value(ctx: Context, name: str) -> Any:
+    """`formula.name` for the current row: once per row, cycles refused by name."""
+    row = ctx.row
+    key = f"formulas{id(ctx.formulas)}"
+    cache: dict[str, Any] = row.cache.setdefault(key, {}) if row else {}
+    if name in cache:
+        return cache[name]
+    if name not in ctx.formulas:
+        raise BaseError(f"unknown formula `formula.{name}`")
+    if name in ctx.stack:
+        cycle = " -> ".join([*ctx.stack[ctx.stack.index(name) :], name])
+        raise BaseError(f"formulas refer to each other in a cycle: {cycle}",
+                        ctx.formula_lines.get(name))  # fmt: skip
+    ctx.stack.append(name)
+    try:
+        value = evaluate(ctx.formulas[name], ctx)
+    except EvalError:
+        value = None
+    finally:
+        ctx.stack.pop()
+    cache[name] = value
+    return value
 
 
 def evaluate(node: Node, ctx: Context) -> Any:
@@ -121,15 +97,8 @@ def evaluate(node: Node, ctx: Context) -> Any:
 def _value(node: Node, ctx: Context) -> Any:
     """The object a member is read from: `note`, `formula`, `file` and `this` as such."""
     if node[0] == "name" and node[1] in ("note", "formula") and node[1] not in ctx.scope:
-        return NoteRef(ctx.row) if node[1] == "note" else _FORMULA
+        return NoteRef(ctx.row) if node[1] == "note" else FORMULA
     return evaluate(node, ctx)
-
-
-class _Formulas:
-    """The `formula` namespace."""
-
-
-_FORMULA = _Formulas()
 
 
 def _name(name: str, ctx: Context) -> Any:
@@ -149,8 +118,8 @@ def _name(name: str, ctx: Context) -> Any:
 def member(obj: Any, name: str, ctx: Context) -> Any:
     if obj is None:
         return None
-    if obj is _FORMULA:
-        return ctx.formula(name)
+    if obj is FORMULA:
+        return formula_value(ctx, name)
     if isinstance(obj, NoteRef):
         if obj.row is None:
             return None
@@ -180,7 +149,7 @@ def index(obj: Any, key: Any, ctx: Context) -> Any:
         except EvalError:
             return None
         return obj[i] if 0 <= i < len(obj) else None
-    if isinstance(obj, NoteRef) or obj is _FORMULA or isinstance(obj, (dict, FileRow, Link)):
+    if isinstance(obj, NoteRef) or obj is FORMULA or isinstance(obj, (dict, FileRow, Link)):
         return member(obj, to_text(key), ctx)
     return None
 

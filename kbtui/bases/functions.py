@@ -24,7 +24,7 @@ from kbtui.bases.values import (
 )
 
 if TYPE_CHECKING:
-    from kbtui.bases.evaluate import Context
+    from kbtui.bases.context import Context
 
 
 def _one(args: list[Any], name: str) -> Any:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kbtui.bases.context import NoteRef
 from kbtui.bases.errors import EvalError
 from kbtui.bases.methods_date import DATE_METHODS
 from kbtui.bases.methods_file import FILE_METHODS, LINK_METHODS
@@ -28,7 +29,7 @@ from kbtui.bases.values import (
 )
 
 if TYPE_CHECKING:
-    from kbtui.bases.evaluate import Context
+    from kbtui.bases.context import Context
 
 Method = Callable[[Any, list[Any], "Context"], Any]
 
@@ -56,11 +57,15 @@ ANY: dict[str, Method] = {
 }
 
 
+def _group_ref(m: re.Match[str]) -> str:
+    """JavaScript's `$1` / `$&` in a replacement, as Python's `\\g<1>` / `\\g<0>`."""
+    return "\\g<0>" if m.group(1) == "&" else f"\\g<{m.group(1)}>"
+
+
 def _replace(s: str, args: list[Any], ctx: Context) -> str:
     pattern, replacement = _arg(args, 0), to_text(_arg(args, 1, ""))
     if isinstance(pattern, Regex):
-        repl = re.sub(r"\$(\d+|&)", lambda m: "\\g<0>" if m.group(1) == "&" else f"\\g<{m.group(1)}>",
-                      replacement.replace("\\", "\\\\"))  # fmt: skip
+        repl = re.sub(r"\$(\d+|&)", _group_ref, replacement.replace("\\", "\\\\"))
         return pattern.compiled.sub(repl, s, count=0 if "g" in pattern.flags else 1)
     return s.replace(to_text(pattern), replacement)
 
@@ -179,7 +184,7 @@ ALL_METHODS = frozenset(
         DATE_METHODS,
         FILE_METHODS,
         LINK_METHODS,
-    )  # fmt: skip
+    )
     for name in table
 ) | frozenset(LAMBDAS)
 
@@ -207,8 +212,6 @@ def _table(v: Any) -> dict[str, Method] | None:
 def call(target: Any, name: str, args: list[Any], ctx: Context) -> Any:
     """`target.name(args)`; a method the value's type lacks is an EvalError. A method on an
     empty value gives an empty value (isEmpty/isTruthy/isType/toString excepted)."""
-    from kbtui.bases.evaluate import NoteRef
-
     if isinstance(target, NoteRef):
         target = target.row
     if target is None:

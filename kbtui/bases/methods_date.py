@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kbtui.bases.values import MS_DAY, Date, Duration, to_text
 
 if TYPE_CHECKING:
-    from kbtui.bases.evaluate import Context
+    from kbtui.bases.context import Context
 
 _MOMENT = re.compile(
     r"\[([^\]]*)\]|YYYY|YY|MMMM|MMM|MM|M|Do|DD|D|dddd|ddd|dd|d|HH|H|hh|h|mm|m|ss|s|SSS|A|a|X|x|ZZ|Z"
@@ -25,6 +25,10 @@ _DURATION_FIELDS = {
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def _zone(at: datetime) -> str:
+    return at.astimezone().strftime("%z")
 
 
 def moment_format(at: datetime, fmt: str) -> str:
@@ -47,10 +51,10 @@ def moment_format(at: datetime, fmt: str) -> str:
             "mm": lambda: f"{at.minute:02d}", "m": lambda: str(at.minute),
             "ss": lambda: f"{at.second:02d}", "s": lambda: str(at.second),
             "SSS": lambda: f"{at.microsecond // 1000:03d}",
-            "A": lambda: "AM" if at.hour < 12 else "PM", "a": lambda: "am" if at.hour < 12 else "pm",
+            "A": lambda: "AM" if at.hour < 12 else "PM",
+            "a": lambda: "am" if at.hour < 12 else "pm",
             "X": lambda: str(int(at.timestamp())), "x": lambda: str(int(at.timestamp() * 1000)),
-            "ZZ": lambda: at.astimezone().strftime("%z"),
-            "Z": lambda: at.astimezone().strftime("%z")[:3] + ":" + at.astimezone().strftime("%z")[3:],
+            "ZZ": lambda: _zone(at), "Z": lambda: _zone(at)[:3] + ":" + _zone(at)[3:],
         }  # fmt: skip
         return table[t]()
 

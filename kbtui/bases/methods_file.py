@@ -9,7 +9,7 @@ from kbtui.bases.rows import FileRow, Rows, date_of_ms
 from kbtui.bases.values import Link, file_path, to_text
 
 if TYPE_CHECKING:
-    from kbtui.bases.evaluate import Context
+    from kbtui.bases.context import Context
 
 
 def file_member(row: FileRow, name: str, rows: Rows) -> Any:

@@ -67,8 +67,7 @@ class BaseService:
             return wanted
         lowered = wanted.lower()
         candidates = [r.file_path for r in rows.rows if r.ext == "base"]
-        for key in (lambda p: p.lower(), lambda p: p.rsplit("/", 1)[-1].lower(),
-                    lambda p: p.rsplit("/", 1)[-1].lower().removesuffix(".base")):  # fmt: skip
+        for key in (_whole, _file_name, _base_name):
             hits = [p for p in candidates if key(p) == lowered]
             if hits:
                 return sorted(hits)[0]
@@ -117,6 +116,18 @@ class BaseService:
             raise BaseError("give a base file or its YAML")
         chosen = found.base.view(view)
         return found, run_view(found.base, self.rows(), chosen, self.this_row(this, found), limit)
+
+
+def _whole(path: str) -> str:
+    return path.lower()
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1].lower()
+
+
+def _base_name(path: str) -> str:
+    return _file_name(path).removesuffix(".base")
 
 
 def _view_info(view: Any) -> dict[str, Any]:

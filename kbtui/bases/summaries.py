@@ -7,8 +7,9 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from kbtui.bases.context import Context
 from kbtui.bases.errors import EvalError
-from kbtui.bases.evaluate import Context, evaluate
+from kbtui.bases.evaluate import evaluate
 from kbtui.bases.parser import Node
 from kbtui.bases.values import Date, Duration, equal, is_empty, to_number
 

@@ -175,8 +175,8 @@ def _cycles(deps: dict[str, set[str]], lines: dict[str, int | None]) -> None:
             return
         if state.get(name) == 1:
             cycle = [*path[path.index(name) :], name]
-            raise BaseError("formulas refer to each other in a cycle: "
-                            + " -> ".join(f"formula.{c}" for c in cycle), lines.get(name))  # fmt: skip
+            named = " -> ".join(f"formula.{c}" for c in cycle)
+            raise BaseError(f"formulas refer to each other in a cycle: {named}", lines.get(name))
         state[name] = 1
         for dep in sorted(deps.get(name, ())):
             visit(dep, [*path, name])
@@ -285,7 +285,7 @@ def _read(data: dict[str, Any]) -> Base:
     summaries = {
         str(k): _expr(v, f"summary {k!r}") for k, v in (data.get("summaries") or {}).items()
     }
-    for name, node in summaries.items():
+    for node in summaries.values():
         check(node, None, formulas)
     filters = _filters(data.get("filters"), "filters")
     _check_filter(filters, formulas)

@@ -79,7 +79,7 @@ def parse_date(text: str) -> Date | None:
     m = _ISO.match(text.strip())
     if not m:
         return None
-    y, mo, d, h, mi, s, frac = (int(g) if g else 0 for g in m.groups()[:7])
+    y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups()[:6])
     try:
         at = datetime(y, mo, d, h, mi, s, int(str(m.group(7) or "0").ljust(6, "0")[:6]))
     except ValueError:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kbtui.bases.context import Context
 from kbtui.bases.errors import BaseError, EvalError
-from kbtui.bases.evaluate import Context, evaluate
+from kbtui.bases.evaluate import evaluate
 from kbtui.bases.rows import FileRow, Rows
 from kbtui.bases.summaries import summarize
 from kbtui.bases.syntax import Base, Filter, View, property_id, property_node
@@ -71,8 +72,7 @@ def run_view(
     if cap:
         found = found[:cap]
     order = view.order or DEFAULT_COLUMNS
-    columns = [{"id": pid, "name": base.display.get(pid, pid.split(".", 1)[1] if pid.startswith("note.") else pid)}
-               for pid in order]  # fmt: skip
+    columns = [{"id": pid, "name": base.display.get(pid, _short(pid))} for pid in order]
     out_rows: list[dict[str, Any]] = []
     raw_values: dict[str, list[Any]] = {pid: [] for pid in order}
     for row, ctx in found:
@@ -89,6 +89,11 @@ def run_view(
                  [value_of(pid, c) for _, c in found], base.summaries, root))}
                  for pid, name in view.summaries.items()}  # fmt: skip
     return Result(view, columns, out_rows, groups, summaries, matched)
+
+
+def _short(pid: str) -> str:
+    """A note property is headed by its name, as Obsidian does; file.* and formula.* as is."""
+    return pid.split(".", 1)[1] if pid.startswith("note.") else pid
 
 
 def _extras(view: View, ctx: Context, item: dict[str, Any]) -> None:

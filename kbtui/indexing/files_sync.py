@@ -26,4 +26,4 @@ def sync_files(
         rows = stat_files(settings.vault, paths)
     with lock:
         store.replace_vault_files(rows, paths or ())
-    report.skipped.extend(Skipped(path, f"base: {problem}") for path, *_, problem in rows if problem)
+    report.skipped.extend(Skipped(row[0], f"base: {row[4]}") for row in rows if row[4])

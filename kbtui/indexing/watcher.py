@@ -134,7 +134,7 @@ class ChangeBatcher:
     def add_paths(self, paths: Iterable[str]) -> None:
         """Queue vault-relative paths; ignored ones (hidden folders, files other than notes
         and .base files) are dropped."""
-        notes = [p for p in paths if not is_ignored(p) or (is_vault_file(p) and p.endswith(".base"))]
+        notes = [p for p in paths if not is_ignored(p) or (is_vault_file(p) and _is_base(p))]
         if not notes:
             return
         with self._lock:
@@ -282,6 +282,10 @@ class VaultWatcher:
             self._callback(batch)
         except Exception:
             log.exception("change callback failed")
+
+
+def _is_base(path: str) -> bool:
+    return path.lower().endswith(".base")
 
 
 def _inside(path: str, folder: str) -> bool:

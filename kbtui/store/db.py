@@ -36,8 +36,8 @@ from kbtui.store.recover import (
 )
 from kbtui.store.side_arrays import SideChecks
 from kbtui.store.side_state import SideState
-from kbtui.store.verify import Snapshot, snapshot
 from kbtui.store.vault_files import VaultFileQueries
+from kbtui.store.verify import Snapshot, snapshot
 
 SCHEMA_VERSION = 8
 NOTE_SELECT = ", ".join(

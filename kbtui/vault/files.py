@@ -17,6 +17,7 @@ from kbtui.vault.scan import IGNORED_DIRS
 FileFacts = tuple[str, int, int, int, str | None]  # path, size, mtime_ns, ctime_ns, problem
 VIEW_TYPES = ("table", "cards", "list", "map")
 MAX_BASE_BYTES = 1024 * 1024
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def is_vault_file(rel_path: str) -> bool:
@@ -79,7 +80,7 @@ def base_problem(path: Path) -> str | None:
     None. The expressions inside are checked when a view runs (kbtui.bases)."""
     try:
         with path.open("rb") as fh:
-            data = yaml.load(fh.read(MAX_BASE_BYTES), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            data = yaml.load(fh.read(MAX_BASE_BYTES), Loader=LOADER)
     except OSError as exc:
         return f"cannot read: {exc.strerror or exc}"
     except yaml.YAMLError as exc:
