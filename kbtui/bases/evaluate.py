@@ -35,6 +35,9 @@ from kbtui.bases.values import (
 from kbtui.bases.values import regex as make_regex
 
 LIST_LAMBDAS = frozenset({"map", "filter", "reduce"})
+# Globals whose answer depends on their arguments alone: with literal arguments, one call per
+# index state (a view's `link("Books")` is not resolved again for each of 10k rows).
+PURE = frozenset({"link", "date", "duration", "list", "number", "file", "escapeHTML", "max", "min"})
 
 
 def formula_value(ctx: Context, name: str) -> Any:
@@ -160,6 +163,12 @@ def _call(node: Node, ctx: Context) -> Any:
         name = callee[1]
         if name in LAZY_GLOBALS:
             return LAZY_GLOBALS[name](args, ctx, evaluate)
+        if name in PURE and all(a[0] == "lit" for a in args):
+            known = ctx.rows.consts.get(id(node))
+            if known is None or known[0] is not node:  # the node is kept: its id stays its own
+                known = (node, GLOBALS[name]([a[1] for a in args], ctx))
+                ctx.rows.consts[id(node)] = known
+            return known[1]
         return GLOBALS[name]([evaluate(a, ctx) for a in args], ctx)
     if callee[0] != "member":
         raise EvalError("only functions can be called")

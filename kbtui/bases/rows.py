@@ -32,11 +32,20 @@ class FileRow:
     size: int
     mtime_ms: int
     ctime_ms: int
-    raw: dict[str, Any] = field(default_factory=dict)
-    tags: tuple[str, ...] = ()
-    link_rows: tuple[tuple[str, str, str], ...] = ()  # (target, rel, heading)
+    fm: str | None = None  # the frontmatter as JSON text, parsed on first use
+    tags: Sequence[str] = ()
+    link_rows: Sequence[tuple[str, str, str]] = ()  # (target, rel, heading)
     is_note: bool = False
     cache: dict[str, Any] = field(default_factory=dict)
+    _raw: dict[str, Any] | None = None
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The note's properties as stored (JSON values)."""
+        if self._raw is None:
+            meta = json.loads(self.fm) if self.fm else {}
+            self._raw = meta if isinstance(meta, dict) else {}
+        return self._raw
 
     @property
     def name(self) -> str:
@@ -74,12 +83,8 @@ class Rows:
         for path, fm, size, mtime_ns, created_ms, title, aliases, tags, links in notes:
             row = by_path.get(path)
             ctime = row.ctime_ms if row else int(created_ms or 0)
-            meta = json.loads(fm) if fm else {}
-            by_path[path] = FileRow(
-                path, int(size), int(mtime_ns) // 1_000_000, ctime,
-                meta if isinstance(meta, dict) else {}, tuple(tags),
-                tuple((str(t), str(r), str(h or "")) for t, r, h in links), is_note=True,
-            )  # fmt: skip
+            by_path[path] = FileRow(path, int(size), int(mtime_ns) // 1_000_000, ctime, fm,
+                                    tags, links, is_note=True)  # fmt: skip
             for key in [title, *(aliases or [])]:
                 if key:
                     names.setdefault(link_key(key), []).append((_NAME_RANK["title"], path))
@@ -92,6 +97,7 @@ class Rows:
         self.by_path = by_path
         self.names = names
         self._backlinks: dict[str, list[str]] | None = None
+        self.consts: dict[Any, Any] = {}  # pure calls on literals, e.g. link("Books"): once
 
     # -- links ----------------------------------------------------------------------------
     def resolve(self, target: str, source: str | None = None) -> str | None:
