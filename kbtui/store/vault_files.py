@@ -75,7 +75,7 @@ class VaultFileQueries:
         for eid, *link in self.con.execute(
             "SELECT entity_id, target, rel, heading FROM links ORDER BY rowid"
         ).fetchall():
-            links.setdefault(eid, []).append(tuple(link))  # type: ignore[arg-type]
+            links.setdefault(eid, []).append(tuple(link))
         return [(*n[1:], tags.get(n[0], []), links.get(n[0], [])) for n in notes]
 
     def paths_with_base_blocks(self) -> list[str]:
