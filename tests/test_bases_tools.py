@@ -110,6 +110,15 @@ def test_cli_lists_bases_views_and_rows_in_every_format(tmp_path: Path) -> None:
     assert code == 1 and "unknown type 'gallery'" in out
     code, out = run(vault, "base:query", "Nope")
     assert code == 1 and "no base 'Nope'" in out
+    # kb_search and kb_get know bases exist
+    code, out = run(vault, "search", "books base", "--mode", "keyword", "--json")
+    first = json.loads(out)["results"][0]
+    assert (first["id"], first["type"], first["title"]) == ("base:books", "base", "Books.base")
+    assert "By rating (table)" in first["snippet"]
+    code, out = run(vault, "get", "base:books", "--json")
+    assert code == 0 and json.loads(out)["content"] == BOOKS_BASE
+    code, out = run(vault, "search", "books novel", "--mode", "keyword", "--json")
+    assert all(r["type"] != "base" for r in json.loads(out)["results"])
     code, out = run(vault, "stats", "--json")
     assert json.loads(out)["broken_bases"] == {
         "Broken.base": "unknown view type 'gallery' (known: table, cards, list, map)"
