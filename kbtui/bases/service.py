@@ -15,6 +15,7 @@ from kbtui.bases.errors import BaseError
 from kbtui.bases.rows import FileRow, Rows, read_types
 from kbtui.bases.syntax import Base, base_blocks, read_base
 from kbtui.bases.views import Result, run_view
+from kbtui.vault.names import slug
 
 if TYPE_CHECKING:
     from kbtui.store import Store
@@ -67,6 +68,9 @@ class BaseService:
             return wanted
         lowered = wanted.lower()
         candidates = [r.file_path for r in rows.rows if r.ext == "base"]
+        by_id = [p for p in candidates if base_id(p) == wanted]
+        if by_id:
+            return sorted(by_id)[0]
         for key in (_whole, _file_name, _base_name):
             hits = [p for p in candidates if key(p) == lowered]
             if hits:
@@ -116,6 +120,11 @@ class BaseService:
             raise BaseError("give a base file or its YAML")
         chosen = found.base.view(view)
         return found, run_view(found.base, self.rows(), chosen, self.this_row(this, found), limit)
+
+
+def base_id(path: str) -> str:
+    """The id kb_search gives a base (`base:books`), which kb_get and base_query accept."""
+    return "base:" + (slug(path.rsplit("/", 1)[-1].removesuffix(".base")) or "untitled")
 
 
 def _whole(path: str) -> str:

@@ -9,17 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from kbtui.bases.errors import BaseError
+from kbtui.bases.service import base_id
 from kbtui.bases.syntax import read_base
 from kbtui.store import Store
-from kbtui.vault.names import slug
 
 _WORDS = re.compile(r"\w+")
 BASE_WORDS = frozenset({"base", "bases"})
 SCORE = 0.9  # a base named in full, with the word "base": a strong match
-
-
-def base_id(path: str) -> str:
-    return "base:" + (slug(path.rsplit("/", 1)[-1].removesuffix(".base")) or "untitled")
 
 
 def _bases(store: Store) -> list[str]:
