@@ -32,9 +32,12 @@ class Context:
     row: FileRow | None = None
     scope: dict[str, Any] = field(default_factory=dict)
     stack: list[str] = field(default_factory=list)
+    # formula values of this evaluation, by (row path, formula): one base, one `this`
+    memo: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def at(self, row: FileRow) -> Context:
-        return Context(self.rows, self.formulas, self.formula_lines, self.this, row)
+        return Context(self.rows, self.formulas, self.formula_lines, self.this, row,
+                       memo=self.memo)  # fmt: skip
 
 
 class Formulas:

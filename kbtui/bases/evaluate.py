@@ -42,11 +42,9 @@ PURE = frozenset({"link", "date", "duration", "list", "number", "file", "escapeH
 
 def formula_value(ctx: Context, name: str) -> Any:
     """`formula.name` for the current row: once per row, cycles refused by name."""
-    row = ctx.row
-    key = f"formulas{id(ctx.formulas)}"
-    cache: dict[str, Any] = row.cache.setdefault(key, {}) if row else {}
-    if name in cache:
-        return cache[name]
+    key = (ctx.row.file_path if ctx.row else "", name)
+    if key in ctx.memo:
+        return ctx.memo[key]
     if name not in ctx.formulas:
         raise BaseError(f"unknown formula `formula.{name}`")
     if name in ctx.stack:
@@ -60,7 +58,7 @@ def formula_value(ctx: Context, name: str) -> Any:
         value = None
     finally:
         ctx.stack.pop()
-    cache[name] = value
+    ctx.memo[key] = value
     return value
 
 
@@ -190,7 +188,7 @@ def _lambda(target: Any, name: str, args: list[Node], ctx: Context) -> Any:
 
     def run(scope: dict[str, Any]) -> Any:
         inner = Context(ctx.rows, ctx.formulas, ctx.formula_lines, ctx.this, ctx.row,
-                        {**ctx.scope, **scope}, ctx.stack)  # fmt: skip
+                        {**ctx.scope, **scope}, ctx.stack, ctx.memo)  # fmt: skip
         return evaluate(body, inner)
 
     if name == "map":

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +48,11 @@ class FileRow:
             self._raw = meta if isinstance(meta, dict) else {}
         return self._raw
 
-    @property
+    @cached_property
     def name(self) -> str:
         return self.file_path.rsplit("/", 1)[-1]
 
-    @property
+    @cached_property
     def ext(self) -> str:
         name = self.name
         return name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
@@ -97,6 +98,7 @@ class Rows:
         self.by_path = by_path
         self.names = names
         self._backlinks: dict[str, list[str]] | None = None
+        self.bases = [r.file_path for r in self.rows if r.ext == "base"]
         self.consts: dict[Any, Any] = {}  # pure calls on literals, e.g. link("Books"): once
 
     # -- links ----------------------------------------------------------------------------

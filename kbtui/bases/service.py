@@ -32,6 +32,7 @@ class BaseService:
         self.store = store
         self.vault = vault
         self._rows: tuple[int, Rows] | None = None
+        self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
 
     def rows(self) -> Rows:
         generation = self.store.generation
@@ -46,9 +47,8 @@ class BaseService:
         ```base block."""
         rows = self.rows()
         out = []
-        for row in rows.rows:
-            if row.ext == "base":
-                out.append(self._describe(row.file_path))
+        for path in rows.bases:
+            out.append(self._describe(path))
         for path in self.store.paths_with_base_blocks():
             out.append(self._describe(path))
         return out
@@ -67,7 +67,7 @@ class BaseService:
         if wanted in rows.by_path:
             return wanted
         lowered = wanted.lower()
-        candidates = [r.file_path for r in rows.rows if r.ext == "base"]
+        candidates = rows.bases
         by_id = [p for p in candidates if base_id(p) == wanted]
         if by_id:
             return sorted(by_id)[0]
@@ -82,11 +82,17 @@ class BaseService:
     def load(self, path: str, block: int = 0) -> Found:
         full = self.vault / path
         try:
+            st = full.stat()
+            known = self._read.get(path)
+            if known is not None and known[:2] == (st.st_mtime_ns, st.st_size) and not block:
+                return known[2]
             text = full.read_text(encoding="utf-8")
         except OSError as exc:
             raise BaseError(f"cannot read {path}: {exc.strerror or exc}") from None
         if path.lower().endswith(".base"):
-            return Found(path, read_base(text))
+            found = Found(path, read_base(text))
+            self._read[path] = (st.st_mtime_ns, st.st_size, found)
+            return found
         blocks = base_blocks(text)
         if not blocks:
             raise BaseError(f"{path} is neither a .base file nor a note with a ```base block")

@@ -22,7 +22,9 @@ VIEW_TYPES = ("table", "cards", "list", "map")
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BLOCK = re.compile(r"^(`{3,}|~{3,})base[ \t]*\n(.*?)^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 
-Filter = tuple[Any, ...]  # ("and"|"or"|"not", [Filter]) or ("expr", Node, line)
+# ("and"|"or"|"not", [Filter], key) or ("expr", Node, line, key); `key` names a filter whose
+# result for a row depends on the index alone (kept per row between queries), else None.
+Filter = tuple[Any, ...]
 
 
 class Text(str):
@@ -125,16 +127,29 @@ def _filters(value: Any, where: str) -> Filter | None:
     if value is None:
         return None
     if isinstance(value, (str, bool, int, float)):
-        return ("expr", _expr(value, where), _line(value))
+        node = _expr(value, where)
+        return ("expr", node, _line(value), str(value) if _stable(node) else None)
     if isinstance(value, dict) and len(value) == 1:
         ((key, items),) = value.items()
         if key in ("and", "or", "not"):
             items = items if isinstance(items, list) else [items]
-            return (key, [f for f in (_filters(i, where) for i in items) if f is not None])
+            subs = [f for f in (_filters(i, where) for i in items) if f is not None]
+            keys = [s[-1] for s in subs]
+            whole = None if None in keys else f"{key}({'|'.join(str(k) for k in keys)})"
+            return (key, subs, whole)
     if isinstance(value, dict) and not value:
         return None
     raise BaseError(f"{where}: a filter is an expression or one of and/or/not with a list, "
                     f"found {value!r}")  # fmt: skip
+
+
+UNSTABLE = frozenset({"now", "today", "random", "this"})
+
+
+def _stable(node: Node) -> bool:
+    """True when an expression's value for a row depends on the index alone (no `this`, no
+    clock, no formula, which may use either): its result can be kept per row between queries."""
+    return not any(n[0] == "name" and n[1] in UNSTABLE | {"formula"} for n in _walk(node))
 
 
 def _walk(node: Node) -> list[Node]:

@@ -30,18 +30,27 @@ class Result:
 def passes(f: Filter | None, ctx: Context) -> bool:
     if f is None:
         return True
+    cache = ctx.row.cache if ctx.row is not None and f[-1] is not None else None
+    key = f"filter:{f[-1]}"
+    if cache is not None and key in cache:
+        return bool(cache[key])
     kind = f[0]
     if kind == "expr":
         try:
-            return truthy(evaluate(f[1], ctx))
+            result = truthy(evaluate(f[1], ctx))
         except EvalError:
-            return False
-    results = (passes(sub, ctx) for sub in f[1])
-    if kind == "and":
-        return all(results)
-    if kind == "or":
-        return any(results)
-    return not any(results)  # not: none of them
+            result = False
+    else:
+        results = (passes(sub, ctx) for sub in f[1])
+        if kind == "and":
+            result = all(results)
+        elif kind == "or":
+            result = any(results)
+        else:
+            result = not any(results)  # not: none of them
+    if cache is not None:
+        cache[key] = result
+    return result
 
 
 def value_of(pid: str, ctx: Context) -> Any:
@@ -58,10 +67,11 @@ def run_view(
         raise view.error
     root = Context(rows, base.formulas, base.formula_lines, this)
     found: list[tuple[FileRow, Context]] = []
+    probe = root.at(rows.rows[0]) if rows.rows else root  # one context moved along the rows
     for row in rows.rows:
-        ctx = root.at(row)
-        if passes(base.filters, ctx) and passes(view.filters, ctx):
-            found.append((row, ctx))
+        probe.row = row
+        if passes(base.filters, probe) and passes(view.filters, probe):
+            found.append((row, root.at(row)))
     for pid, desc in reversed(view.sort):
         keyed = [(sort_key(value_of(pid, c)), r, c) for r, c in found]
         keyed.sort(key=lambda k: k[0], reverse=desc)
