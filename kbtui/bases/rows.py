@@ -1,7 +1,7 @@
 """The rows a base filters: one per vault file, with its file.* facts and a note's properties,
 tags and links, read once from the index per change of the index (`Store.generation`).
 
-Links resolve the way the index resolves them (kbtui.store.graph_links): by path, file name,
+Links resolve the way the index resolves them (kbtui.store.graph.links): by path, file name,
 title or alias, ignoring case, the note nearest the linking one winning a shared name.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtui.bases.values import Date, Link, parse_date
-from kbtui.store.graph_links import link_key
+from kbtui.store.graph.links import link_key
 
 _WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
 DATE_TYPES = {"date", "datetime"}

@@ -50,7 +50,7 @@ def closed_cleanly(db_path: Path) -> bool:
 
 
 def facts_path(db_path: Path) -> Path:
-    """What the close recorded beside its stamp (kbtui/store/open_facts.py)."""
+    """What the close recorded beside its stamp (kbtui/store/vectors/open_facts.py)."""
     return db_path.with_name(db_path.name + ".facts.arrays")
 
 

@@ -17,11 +17,11 @@ import numpy as np
 
 from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM, SearchFilters
-from kbtui.store.chunk_cache import NOTE_FIELDS, NOTE_KEYS, ChunkCache
-from kbtui.store.chunk_side import SIDE_FILE as CHUNKS_FILE
-from kbtui.store.chunk_side import load_cache, write_cache
-from kbtui.store.side_arrays import SideChecks
-from kbtui.store.side_state import STALE_FRACTION
+from kbtui.store.side.arrays import SideChecks
+from kbtui.store.side.chunk_cache import NOTE_FIELDS, NOTE_KEYS, ChunkCache
+from kbtui.store.side.chunk_side import SIDE_FILE as CHUNKS_FILE
+from kbtui.store.side.chunk_side import load_cache, write_cache
+from kbtui.store.side.state import STALE_FRACTION
 
 
 class ReadQueries:

@@ -12,8 +12,8 @@ from typing import Any
 from kbtui.graph.duplicates import Candidate, find_duplicates
 from kbtui.graph.extract import Gazetteer, KnownEntity, extract
 from kbtui.tools.envelope import ToolError, ok
-from kbtui.tools.graph import KnowledgeGraph
-from kbtui.tools.graph_write import GraphWriter
+from kbtui.tools.graph.read import KnowledgeGraph
+from kbtui.tools.graph.write import GraphWriter
 from kbtui.vault.parse import slug
 
 _GAZETTEERS: dict[tuple[int, str, int], Gazetteer] = {}

@@ -15,7 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from kbtui.tools.envelope import ok
-from kbtui.tools.graph import KnowledgeGraph
+from kbtui.tools.graph.read import KnowledgeGraph
 
 PLANNING_TYPES = ("DEPENDS_ON", "BLOCKS", "USES", "OWNS", "MEMBER_OF", "WORKS_ON")
 ACTION_ENTITY_TYPES = ("technology", "document", "task", "tool")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, ToolSpec
 from kbtui.tools.params import Param
 
 

@@ -1,4 +1,4 @@
-"""What the side files next to the index are checked against (kbtui/store/side_arrays.py).
+"""What the side files next to the index are checked against (kbtui/store/side/arrays.py).
 
 Three keys in the meta table, bookkeeping like row ids (left out of verify's comparison):
 - `index_id`: random, made when the file is made; a file deleted, rebuilt or set aside after
@@ -54,7 +54,7 @@ class SideState:
 
     def chunk_fingerprints(self) -> tuple[np.ndarray, np.ndarray]:
         """(cids, a 64-bit hash of each chunk's content hash), by cid: what a side file
-        made earlier (kbtui/store/side_arrays.py) is checked against, row by row."""
+        made earlier (kbtui/store/side/arrays.py) is checked against, row by row."""
         res = self.con.execute(
             "SELECT cid, hash(content_hash) AS h FROM chunks ORDER BY cid"
         ).fetchnumpy()

@@ -11,8 +11,8 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store.open_facts import Facts, at_close
-from kbtui.store.side_arrays import SideChecks
+from kbtui.store.side.arrays import SideChecks
+from kbtui.store.vectors.open_facts import Facts, at_close
 
 VECTOR_LOG_MAX = 200_000  # logged cids (8 bytes each); past this, readers reload every vector
 
@@ -37,7 +37,7 @@ class EmbeddingWrites:
     _id_table: Callable[..., AbstractContextManager[str]]  # ReadQueries'
     _embedded_at_open: np.ndarray | None  # ReadQueries'
     _facts: Facts | None  # open_facts.load's, taken at open (db.py)
-    side_checks: SideChecks  # the side files checked (side_arrays.py)
+    side_checks: SideChecks  # the side files checked (side/arrays.py)
     _open_next_cid: int  # the next chunk id when the file was opened
     stats: Callable[[], dict[str, Any]]  # ReadQueries'
 

@@ -1,4 +1,4 @@
-"""Writing an HNSW side file's rows (kbtui/store/hnsw.py): the build process's script, and
+"""Writing an HNSW side file's rows (kbtui/store/vectors/hnsw.py): the build process's script, and
 the vectors projected on their principal directions, which the graph holds in their place."""
 
 from __future__ import annotations
@@ -6,13 +6,23 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store import pool
+from kbtui.store.file import pool
+
+
+class VectorSource(Protocol):
+    """What the side index needs of the Store (kbtui/store/db.py), which composes this room's
+    writes and so may not be imported from here."""
+
+    con: duckdb.DuckDBPyConnection
+
+    def embedded_at_open(self) -> np.ndarray | None: ...
+
 
 BASIS_SAMPLE = 20_000  # vectors the principal directions are taken from
 PROJECT_BATCH = 50_000  # vectors projected into the build file at once
@@ -101,7 +111,7 @@ def remove(path: Path) -> None:
 
 def hold_graph(cur: duckdb.DuckDBPyConnection, alias: str, dims: int, m: int) -> None:
     """Before the first query of the attached side file `alias`: make room in the pool for
-    its graph (kbtui/store/pool.py), taken as an upper bound (1M vectors, 128 dims, m=16:
+    its graph (kbtui/store/file/pool.py), taken as an upper bound (1M vectors, 128 dims, m=16:
     631 MB measured): per vector its floats, its links (2m on the base layer) and their
     header; the row count from the catalog (no scan)."""
     row = cur.execute(
@@ -125,7 +135,7 @@ def sql_path(path: Path) -> str:
 
 
 def vectors_stamp(cur: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
-    """What the store's vectors are now (kbtui/store/side_state.py): while the index id, the
+    """What the store's vectors are now (kbtui/store/side/state.py): while the index id, the
     model and the count of overwritten vectors stay the same, a chunk id's vector never
     changes, so a side file made at this stamp needs no row-by-row check on reuse (1M
     chunks: that check read 600 MB of table pages and took most of the attach)."""

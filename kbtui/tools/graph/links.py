@@ -1,7 +1,7 @@
 """kg_suggest_links (unlinked mentions) and kg_rename_entity (a rename or move that every link
 follows). Both read the notes from disk (the vault is the truth) and edit them as text
-through kbtui.vault.relink, so only the characters of a link ever change; a rename writes
-every file through kbtui.vault.batch, all or nothing, then indexes what it wrote.
+through kbtui.vault.edit.relink, so only the characters of a link ever change; a rename writes
+every file through kbtui.vault.edit.batch, all or nothing, then indexes what it wrote.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kbtui.store.graph import link_key
+from kbtui.store.graph.entities import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
-from kbtui.vault.batch import FileEdit, read_text, write_all
-from kbtui.vault.parse import derive_type_and_name
-from kbtui.vault.relink import (
+from kbtui.vault.edit.batch import FileEdit, read_text, write_all
+from kbtui.vault.edit.relink import (
     find_mentions,
     link_mention,
     mention_at,
@@ -24,12 +23,13 @@ from kbtui.vault.relink import (
     rewrite_links,
     words_of,
 )
+from kbtui.vault.edit.write import WriteError, inside, replace_note
+from kbtui.vault.parse import derive_type_and_name
 from kbtui.vault.scan import scan_vault
 from kbtui.vault.spans import Span, spans
-from kbtui.vault.write import WriteError, inside, replace_note
 
 if TYPE_CHECKING:
-    from kbtui.tools.graph_write import GraphWriter
+    from kbtui.tools.graph.write import GraphWriter
 
 _BAD_CHARS = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|#^\[\]]')
 PREVIEW_LINES = 20  # changed lines shown per file by a dry run

@@ -2,9 +2,9 @@
 
 Filling the cache from the table read every chunk's text and every note's row at the first
 search (100k chunks: 0.5-1 s, +150 MB of transient heap and 27 MB of DuckDB pages). The
-cache's columns are written here instead (kbtui/store/side_arrays.py: disposable, checked
+cache's columns are written here instead (kbtui/store/side/arrays.py: disposable, checked
 against the index's id and each chunk's content fingerprint) and a later start maps them:
-a search then reads only the texts it returns (with pread: see side_arrays.py). Note rows are
+a search then reads only the texts it returns (with pread: see store/side/arrays.py). Note rows are
 kept as one JSON document each, read and decoded the first time a note is shown.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from kbtui.store.chunk_cache import INT_FIELDS, NOTE_KEYS, TEXT_FIELDS, ChunkCache, Texts
-from kbtui.store.side_arrays import SideChecks, load_arrays, mapped, write_arrays
+from kbtui.store.side.arrays import SideChecks, load_arrays, mapped, write_arrays
+from kbtui.store.side.chunk_cache import INT_FIELDS, NOTE_KEYS, TEXT_FIELDS, ChunkCache, Texts
 
 SIDE_FILE = "chunks.arrays"
 _TIMES = frozenset(i for i, k in enumerate(NOTE_KEYS) if k.endswith("_at"))

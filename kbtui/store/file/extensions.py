@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from kbtui.store.recover import StoreError
+from kbtui.store.file.recover import StoreError
 
 
 def extension_path(name: str) -> Path:

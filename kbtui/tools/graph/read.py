@@ -1,8 +1,8 @@
 """The knowledge-graph tools of spec 004 that read: entities, neighbours, paths, utility, context.
 
 Every note is an entity; relationships are its typed frontmatter relations and wikilinks,
-resolved like Obsidian links (kbtui/store/graph.py). Q-values are a moving average of reward:
-an entity *used* (fetched by id, an end of a path or new relationship, a merge target) gets
+resolved like Obsidian links (kbtui/store/graph/entities.py). Q-values are a moving average of
+reward: an entity *used* (fetched by id, an end of a path or new relationship, a merge target) gets
 reward 1 with step 0.2; an entity merely *shown* in a list gets reward 0 with step 0.02. So
 entities that keep being picked rise towards 1, ones that are shown and ignored drift down.
 """

@@ -31,7 +31,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from kbtui.store.side_arrays import Column
+from kbtui.store.side.arrays import Column
 
 COMPACT_FRACTION = 0.25
 TEXT_FIELDS = ("heading", "content", "shown")  # shown: "" when it is the content

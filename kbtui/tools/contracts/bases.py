@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.kb_contracts import ToolSpec
+from kbtui.tools.contracts.kb import ToolSpec
 from kbtui.tools.params import Param
 
 BASE_QUERY = ToolSpec(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbtui.graph.model import ENTITY_TYPES, RELATIONSHIP_TYPES
-from kbtui.tools.kb_contracts import ToolSpec
+from kbtui.tools.contracts.kb import ToolSpec
 from kbtui.tools.params import Param
 
 PHASES = ("observation", "reasoning", "planning", "action", "reflection")

@@ -127,7 +127,7 @@ class SideChecks:
     page cache (1M chunks: 1.6 GB; a spawned server at 300k chunks: 1.3 of its 2-4 s). A file
     checked once and unchanged since (same size, mtime and inode, the same checksum in its
     header) is vouched for by the clean close that recorded it, as the damage check of the
-    index file is (kbtui/store/clean_close.py); a file written or touched since is read in
+    index file is (kbtui/store/file/clean_close.py); a file written or touched since is read in
     full again, and its header's stamp and size are checked at every load."""
 
     def __init__(self, vouched: dict[str, list[int]] | None = None) -> None:

@@ -41,11 +41,10 @@ import duckdb
 import numpy as np
 
 from kbtui.models import EMBED_DIM
-from kbtui.store import hnsw_build
-from kbtui.store.db import Store
-from kbtui.store.extensions import extension_path
-from kbtui.store.hnsw_build import CHILD, member, remove, sql_path, store_cosines, write_projected
-from kbtui.store.recover import StoreError
+from kbtui.store.file.extensions import extension_path
+from kbtui.store.file.recover import StoreError
+from kbtui.store.vectors import hnsw_build
+from kbtui.store.vectors.hnsw_build import CHILD, member, remove
 
 log = logging.getLogger("kbtui.hnsw")
 FORMAT = 2  # 2: projected vectors and their basis
@@ -68,7 +67,7 @@ class HnswSideIndex:
 
     def __init__(
         self,
-        store: Store,
+        store: hnsw_build.VectorSource,
         path: Path,
         model_id: str,
         ef_search: int = 200,
@@ -168,13 +167,13 @@ class HnswSideIndex:
         stamp = hnsw_build.vectors_stamp(cur)  # before the copy: a change during it moves on
         remove(self.build_path)
         alias = f"kbtui_hnsw_build_{next(_aliases)}"
-        cur.execute(f"ATTACH {sql_path(self.build_path)} AS {alias}")
+        cur.execute(f"ATTACH {hnsw_build.sql_path(self.build_path)} AS {alias}")
         try:
             if self.dims >= EMBED_DIM:
                 cur.execute(f"""CREATE TABLE {alias}.vecs AS SELECT cid, hash(embedding) AS h,
                     embedding AS vec FROM chunks WHERE embedding IS NOT NULL ORDER BY cid""")
             else:
-                write_projected(cur, alias, self.dims)
+                hnsw_build.write_projected(cur, alias, self.dims)
             cur.execute(f"CHECKPOINT {alias}")
         finally:
             cur.execute(f"DETACH {alias}")
@@ -209,7 +208,7 @@ class HnswSideIndex:
         """Attach self.path read-only, load its cids (caller holds _sync_lock and _lock); `ready`
         once done: searches meanwhile go exact, not wait (1M: first answer 18 s instead of 5)."""
         alias, cur = f"kbtui_hnsw_{next(_aliases)}", self._search_cur
-        cur.execute(f"ATTACH {sql_path(self.path)} AS {alias} (READ_ONLY)")
+        cur.execute(f"ATTACH {hnsw_build.sql_path(self.path)} AS {alias} (READ_ONLY)")
         try:
             self._load(alias, verify)
         except BaseException:
@@ -347,7 +346,7 @@ class HnswSideIndex:
         """Cosines of q with these chunks' vectors (NaN where a chunk has none)."""
         if self.rescore is not None:
             return np.asarray(self.rescore(q, cids), dtype=np.float32)
-        return store_cosines(self._rescore_cur, q, cids)
+        return hnsw_build.store_cosines(self._rescore_cur, q, cids)
 
     def _search_base(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Over-fetch past hidden rows: the graph still holds them."""

@@ -7,15 +7,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
-from kbtui.store.graph import REL_TYPES
+from kbtui.store.graph.entities import REL_TYPES
+from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
-from kbtui.tools.graph import KnowledgeGraph
-from kbtui.tools.graph_contracts import KG_TOOLS
+from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.params import validate
 from kbtui.vault.decode import decode_note
-from kbtui.vault.frontmatter_edit import FrontmatterEditError, add_to_list
-from kbtui.vault.parse import parse_note, slug
-from kbtui.vault.write import (
+from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
+from kbtui.vault.edit.write import (
     WriteError,
     archive_note,
     render_note,
@@ -23,6 +22,7 @@ from kbtui.vault.write import (
     safe_filename,
     write_new_note,
 )
+from kbtui.vault.parse import parse_note, slug
 
 if TYPE_CHECKING:
     from pathlib import Path

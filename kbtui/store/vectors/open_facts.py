@@ -7,10 +7,10 @@ decompressing the whole vector column: 1M chunks 2-3 s with the file in the page
 largest read of a start.
 
 It also notes the side files whose checksum this process read (or trusted) and that are
-unchanged at close (side_arrays.SideChecks): the next open does not read them again in full.
+unchanged at close (side.arrays.SideChecks): the next open does not read them again in full.
 
-So a clean close writes them (side_arrays.py, `index.duckdb.facts.arrays`) under the clean-close
-stamp of the file it leaves (kbtui/store/clean_close.py: size, mtime, inode, DuckDB version),
+So a clean close writes them (side/arrays.py, `index.duckdb.facts.arrays`) under the clean-close
+stamp of the file it leaves (kbtui/store/file/clean_close.py: size, mtime, inode, DuckDB version),
 and an open uses them only when the file is still exactly that (no WAL, stamp matching): then
 they are the facts of the file as it is. Anything else (a crash, a copy, a restore, an older
 kbtui's close, a damaged or cut-short record) and the open reads the column as before. Like the
@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from kbtui.store.clean_close import facts_path, file_state
-from kbtui.store.hnsw_build import member
-from kbtui.store.side_arrays import load_arrays, write_arrays
+from kbtui.store.file.clean_close import facts_path, file_state
+from kbtui.store.side.arrays import load_arrays, write_arrays
+from kbtui.store.vectors.hnsw_build import member
 
 NAMES = ("embedded", "floor", "side")
 Facts = tuple[np.ndarray, int, dict[str, list[int]]]
@@ -47,7 +47,7 @@ def _stamp(db_path: Path) -> dict[str, Any]:
 
 def load(db_path: Path) -> Facts | None:
     """(embedded chunk ids, ascending; the waiting floor; the side files checked, as
-    side_arrays.SideChecks notes them) as the last clean close recorded them for the file as
+    side.arrays.SideChecks notes them) as the last clean close recorded them for the file as
     it is now; None when there are none for it. The caller has checked that the file is as a
     clean close left it (clean_close.closed_cleanly)."""
     try:

@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from kbtui.store import console
+from kbtui.store.queries import console
 
 
 class BrowseQueries:
@@ -20,7 +20,7 @@ class BrowseQueries:
         self, sql: str, max_rows: int
     ) -> tuple[list[str], list[tuple[Any, ...]], bool]:
         """A person's own SELECT (`kbtui sql`), refused unless it is one read-only
-        statement (kbtui.store.console): columns, rows, whether rows were left out."""
+        statement (kbtui.store.queries.console): columns, rows, whether rows were left out."""
         return console.read_only_query(self.con, sql, max_rows)
 
     def type_counts(self) -> list[tuple[str, int]]:

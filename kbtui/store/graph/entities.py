@@ -1,7 +1,7 @@
 """The knowledge graph in the index: entity names, resolved relationships, usage statistics.
 
 Relationships are derived from the `links` table the way Obsidian resolves links (how: see
-kbtui.store.graph_links; when several notes share a name, the nearest wins). Derived data is
+kbtui.store.graph.links; when several notes share a name, the nearest wins). Derived data is
 kept current incrementally: when notes change, only relationships touching them, and links
 whose target names them (old or new names), are recomputed. Usage statistics (Q-values) live
 apart, keyed by entity id, so re-indexing content never resets them.
@@ -16,17 +16,17 @@ from typing import Any
 import duckdb
 
 from kbtui.models import NoteWrite
-from kbtui.store import graph_paths
-from kbtui.store.graph_links import (
+from kbtui.store.graph import paths as graph_paths
+from kbtui.store.graph.links import (
     NAME_PRIORITY,
     REL_TYPES,
     insert_relationships_sql,
     link_key,
     note_keys,
 )
-from kbtui.store.usage import UsageStore
+from kbtui.store.graph.usage import UsageStore
 
-__all__ = ["REL_TYPES", "GraphStore", "link_key", "note_keys"]  # link naming: graph_links
+__all__ = ["REL_TYPES", "GraphStore", "link_key", "note_keys"]  # link naming: links.py
 
 
 class GraphStore(UsageStore):

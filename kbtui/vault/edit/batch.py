@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtui.vault.write import WriteError, _fsync_dir, inside, replace_note
+from kbtui.vault.edit.write import WriteError, _fsync_dir, inside, replace_note
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
     (codecs.BOM_UTF32_LE, "utf-32-le"),
