@@ -33,6 +33,7 @@ SHOTS = {
     "graph": "test_graph_neighbours",
     "path": "test_path_result",
     "merge": "test_merge_confirmation",
+    "base": "test_base_table",
 }
 
 

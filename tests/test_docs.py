@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 TOP_FOLDERS = {"kbtui", "tests", "bench", "docs", "screenshots", "vault_example"}
 # Pages another branch writes; each goes from this set when that branch is merged.
-PENDING = {"docs/performance.md", "bench/README.md"}  # benchroom (issue 27 item 3)
+PENDING: set[str] = set()
 
 
 def tool_page_problems(page: str, fresh: str) -> list[str]:
