@@ -25,6 +25,7 @@ from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.embedding import PendingEmbeddings
 from kbtui.indexing.order import groups, recent_first
+from kbtui.indexing.pdf_notes import pdf_bytes, pdf_chunks, pdf_note
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
@@ -34,8 +35,9 @@ from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
+from kbtui.vault.pdf import is_pdf
 from kbtui.vault.plain import plain_text
-from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
+from kbtui.vault.scan import INDEXED_SUFFIXES, NotAFileError, read_note_bytes, scan_vault
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
@@ -145,7 +147,9 @@ class Indexer:
                 self.store.set_meta(INDEX_VERSION_KEY, version)  # so a resumed one reads none
         scope = known
         if paths is None:
-            files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
+            files, problems = scan_vault(
+                self.settings.vault, self.settings.index_dir, INDEXED_SUFFIXES
+            )
             report.skipped.extend(problems)
             self.files_seen = len(files)
         else:
@@ -161,10 +165,14 @@ class Indexer:
         # Read, chunk and write a group at a time, the newest notes first: on a fresh vault,
         # keyword search answers from the first group on, and a long pass embeds beside the
         # text pass from then on (kbtui.indexing.embedding) instead of after every note.
-        paths_todo = recent_first(todo)
+        # Every note before any PDF (one a group: a 1,000-page manual holds up nothing else).
+        paths_todo = recent_first({p: s for p, s in todo.items() if not is_pdf(p)})
+        bounds = groups(len(paths_todo), self.write_batch)
+        bounds += [(n, n + 1) for n in range(len(paths_todo), len(todo))]
+        paths_todo += recent_first({p: s for p, s in todo.items() if is_pdf(p)})
         beside: PendingEmbeddings | None = None
         try:
-            for i, j in groups(len(paths_todo), self.write_batch):
+            for i, j in bounds:
                 group = paths_todo[i:j]
                 reads = self._read(group, known, report, force, i, len(paths_todo))
                 writes = self._plan(reads, known, missing, report, plan)
@@ -246,18 +254,26 @@ class Indexer:
         for n, state in enumerate(todo, offset + 1):
             self.progress("read", n, total)
             try:
-                data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
-                if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
-                    raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
-                file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+                pdf, max_mb = is_pdf(state.path), self.settings.max_pdf_mb
+                if pdf:
+                    data, file_hash = pdf_bytes(self.settings.vault, state, max_mb)
+                else:
+                    data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
+                    if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
+                        raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
+                    file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(state.path)
                 if old is not None and old[3] == file_hash and not force:
                     with self.lock:
                         self.store.touch_note(old[0], state.size, state.mtime_ns)
                     report.unchanged += 1
                     continue
-                text, warning = decode_note(data)
-                note = parse_note(state.path, text)
+                if pdf:
+                    note, warning = pdf_note(state, data, max_mb), None
+                else:
+                    assert data is not None
+                    text, warning = decode_note(data)
+                    note = parse_note(state.path, text)
             except (DecodeError, NoteError) as exc:
                 report.skipped.append(Skipped(state.path, str(exc)))
                 continue
@@ -325,11 +341,14 @@ class Indexer:
         )
         if isinstance(fm_size, int) and isinstance(fm_overlap, int) and 0 <= fm_overlap < fm_size:
             size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
-        if note.frontmatter.get("chunk_mode") == "fixed":
+        pdf = is_pdf(note.path)
+        if pdf:
+            chunks = pdf_chunks(note, size, overlap)
+        elif note.frontmatter.get("chunk_mode") == "fixed":
             chunks = fixed_chunks(note.body, size, overlap)
         else:
             chunks = chunk_body(note.body, note.sections, size, overlap)
-        if not chunks:
+        if not chunks and not pdf:
             props = properties_chunk(note.frontmatter)
             chunks = [props] if props is not None else []
         hidden = HiddenText(note.body, note.blocks)
@@ -340,10 +359,11 @@ class Indexer:
             hidden.shown(c.start, c.end, KEYWORD_HIDDEN) if c.end > c.start else c.content
             for c in chunks
         ]
-        texts = [embed_text(note.title, c.heading, v) for c, v in zip(chunks, shown, strict=True)]
+        heads = ["" if pdf else c.heading for c in chunks]  # a PDF's `p. N` is no context
+        texts = [embed_text(note.title, h, v) for h, v in zip(heads, shown, strict=True)]
         counted = [
-            term_counts(keyword_text(note.title, c.heading, v))
-            for c, v in zip(chunks, searched, strict=True)
+            term_counts(keyword_text(note.title, h, v))
+            for h, v in zip(heads, searched, strict=True)
         ]
         return NoteWrite(
             note=note,

@@ -38,6 +38,21 @@ _MANY_LINES = re.compile(r"\n{3,}")
 _FILE_NAMEISH = re.compile(r"(?i)\.(pdf|docx?|xlsx?|pptx?|tex|dvi|indd|ps)$|^untitled$")
 
 
+_PAGE_HEADING = re.compile(r"^p\. (\d+)$")  # what kbtui.indexing.pdf_notes heads a page's chunks
+
+
+def page_of(heading: str) -> int | None:
+    """The 1-based page of a PDF's chunk, from its heading (`p. 3`)."""
+    found = _PAGE_HEADING.match(heading)
+    return int(found.group(1)) if found else None
+
+
+def page_place(path: str, heading: str) -> dict[str, object]:
+    """`page` (1-based) and `link` (`paper.pdf#page=3`) of a PDF chunk; {} for a note's."""
+    page = page_of(heading) if is_pdf(path) else None
+    return {} if page is None else {"page": page, "link": f"{path}#page={page}"}
+
+
 class PdfError(ValueError):
     """The PDF cannot be indexed by its text; the message is the reason shown to the user."""
 
@@ -67,16 +82,24 @@ def clean_page(text: str) -> str:
 
 
 def read_pdf(path: Path, max_bytes: int) -> PdfText:
-    """Every page's text, or PdfError (encrypted, damaged, too large). All or nothing: a
-    page that fails fails the document, so no entity holds half a PDF."""
-    import pypdfium2 as pdfium  # ~10 ms to import; only a vault with PDFs pays it
-
+    """`read_pdf_bytes` of the file at `path` (OSError when it cannot be read)."""
     size = path.stat().st_size
     if size > max_bytes:
         raise PdfError(f"too large ({size / 1e6:.1f} MB; max_pdf_mb is {max_bytes / 1e6:.0f})")
+    return read_pdf_bytes(path.read_bytes(), max_bytes)
+
+
+def read_pdf_bytes(data: bytes, max_bytes: int) -> PdfText:
+    """Every page's text, or PdfError (encrypted, damaged, too large). All or nothing: a
+    page that fails fails the document, so no entity holds half a PDF. The bytes, not the
+    path: the text read is the text of the bytes the indexer hashed."""
+    import pypdfium2 as pdfium  # ~10 ms to import; only a vault with PDFs pays it
+
+    if len(data) > max_bytes:
+        raise PdfError(f"too large ({len(data) / 1e6:.1f} MB; max_pdf_mb is {max_bytes / 1e6:.0f})")
     with _PDFIUM:
         try:
-            doc = pdfium.PdfDocument(str(path))
+            doc = pdfium.PdfDocument(data)
         except pdfium.PdfiumError as exc:
             raise PdfError(_reason(str(exc))) from None
         try:

@@ -10,20 +10,22 @@ from kbtui.models import FileState, Skipped
 
 IGNORED_DIRS = frozenset({".obsidian", ".git", ".trash", ".kbtui", "node_modules", "__pycache__"})
 NOTE_SUFFIXES = (".md", ".markdown")
+INDEXED_SUFFIXES = (*NOTE_SUFFIXES, ".pdf")  # what the indexer reads (kbtui.vault.pdf)
 
 
 def is_ignored(rel_path: str) -> bool:
-    """True for paths the index never holds: hidden or tool folders, non-markdown files."""
+    """True for paths the index never holds: hidden or tool folders, files not indexed."""
     parts = rel_path.split("/")
     if any(p.startswith(".") or p in IGNORED_DIRS for p in parts):
         return True
-    return not parts[-1].lower().endswith(NOTE_SUFFIXES)
+    return not parts[-1].lower().endswith(INDEXED_SUFFIXES)
 
 
 def scan_vault(
-    vault: Path, index_dir: Path | None = None
+    vault: Path, index_dir: Path | None = None, suffixes: tuple[str, ...] = NOTE_SUFFIXES
 ) -> tuple[dict[str, FileState], list[Skipped]]:
-    """Return {relative posix path: FileState} of every note, plus unreadable entries.
+    """Return {relative posix path: FileState} of every file named with one of `suffixes`
+    (notes; the indexer asks for PDFs too), plus unreadable entries.
 
     Folder symlinks are not followed (no loops, no escaping the vault); file symlinks are.
     """
@@ -50,7 +52,7 @@ def scan_vault(
                     if skip_dir is None or Path(entry.path).resolve() != skip_dir:
                         stack.append((entry.path, rel + "/"))
                     continue
-                if not name.lower().endswith(NOTE_SUFFIXES):
+                if not name.lower().endswith(suffixes):
                     continue
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
