@@ -18,14 +18,13 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.embedding import PendingEmbeddings
 from kbtui.indexing.order import groups, recent_first
-from kbtui.indexing.pdf_notes import pdf_bytes, pdf_chunks, pdf_note
+from kbtui.indexing.pdf_notes import over_limit_changed, pdf_bytes, pdf_chunks, pdf_note
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
@@ -37,7 +36,13 @@ from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.pdf import is_pdf
 from kbtui.vault.plain import plain_text
-from kbtui.vault.scan import INDEXED_SUFFIXES, NotAFileError, read_note_bytes, scan_vault
+from kbtui.vault.scan import (
+    INDEXED_SUFFIXES,
+    NotAFileError,
+    read_note_bytes,
+    scan_vault,
+    stat_files,
+)
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
@@ -153,7 +158,7 @@ class Indexer:
             report.skipped.extend(problems)
             self.files_seen = len(files)
         else:
-            files = _stat_files(self.settings.vault, paths)
+            files = stat_files(self.settings.vault, paths)
             scope = {p: known[p] for p in paths if p in known}
         force = stale_text and paths is None
         todo = self._to_read(files, known, report, force)
@@ -232,10 +237,14 @@ class Indexer:
         force: bool,
     ) -> dict[str, FileState]:
         """New and changed files by stat (every file with `force`), in path order."""
+        max_mb = self.settings.max_pdf_mb
         todo = {
             p: s
             for p, s in sorted(files.items())
-            if force or p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+            if force
+            or p not in known
+            or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+            or over_limit_changed(p, known[p][3], s.size, max_mb)
         }
         report.unchanged += len(files) - len(todo)
         return todo
@@ -383,17 +392,6 @@ class Indexer:
             ),
             chunk_not_embedded=tuple(meaning.reason(c.start, c.end) or "" for c in chunks),
         )
-
-
-def _stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
-    files = {}
-    for path in paths:
-        try:
-            st = (vault / path).stat()
-        except OSError:
-            continue
-        files[path] = FileState(path, st.st_size, st.st_mtime_ns)
-    return files
 
 
 def _with_id(note: ParsedNote, entity_id: str) -> ParsedNote:

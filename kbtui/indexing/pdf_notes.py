@@ -15,11 +15,20 @@ from pathlib import Path
 from kbtui.models import Chunk, FileState, ParsedNote
 from kbtui.vault.chunk import chunk_body
 from kbtui.vault.names import derive_type_and_name, page_path
-from kbtui.vault.pdf import PdfError, PdfText, read_pdf_bytes
+from kbtui.vault.pdf import PdfError, PdfText, is_pdf, read_pdf_bytes
 from kbtui.vault.scan import read_note_bytes
 
 PAGE_SEP = "\n\n"
+_LARGE = "large-"  # the hash of a PDF over the limit: size and time, the file unread
 NO_TEXT = "image-only: no text layer (a scan?); findable by its file name"
+
+
+def over_limit_changed(path: str, file_hash: str, size: int, max_mb: int) -> bool:
+    """True for an unchanged PDF that `max_pdf_mb` now puts on the other side of the limit:
+    read it again (its text now, or only its name)."""
+    if not is_pdf(path):
+        return False
+    return file_hash.startswith(_LARGE) != (size > max_mb * 1_000_000)
 
 
 def pdf_bytes(vault: Path, state: FileState, max_mb: int) -> tuple[bytes | None, str]:
@@ -27,7 +36,7 @@ def pdf_bytes(vault: Path, state: FileState, max_mb: int) -> tuple[bytes | None,
     (its hash is its size and time). OSError when the file cannot be read at all."""
     limit = max_mb * 1_000_000
     if state.size > limit:
-        return None, f"large-{state.size}-{state.mtime_ns}"
+        return None, f"{_LARGE}{state.size}-{state.mtime_ns}"
     data = read_note_bytes(vault / state.path, limit)
     return data, hashlib.blake2b(data, digest_size=16).hexdigest()
 

@@ -67,6 +67,18 @@ def scan_vault(
     return found, problems
 
 
+def stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
+    """FileState of each of these vault-relative paths that exists."""
+    files = {}
+    for path in paths:
+        try:
+            st = (vault / path).stat()
+        except OSError:
+            continue
+        files[path] = FileState(path, st.st_size, st.st_mtime_ns)
+    return files
+
+
 class NotAFileError(OSError):
     """The path names a FIFO, socket or device, not a note file."""
 
