@@ -34,7 +34,7 @@ from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
-from kbtui.vault.pdf import is_pdf
+from kbtui.vault.pdf import is_pdf, page_of
 from kbtui.vault.plain import plain_text
 from kbtui.vault.scan import (
     INDEXED_SUFFIXES,
@@ -76,6 +76,8 @@ def embed_text(title: str, heading: str, content: str) -> str:
     `content` is the chunk as Obsidian shows it (no comments or HTML markup: the store's
     `shown`). Code blocks are left out unless the chunk is nothing but code.
     """
+    if page_of(heading) is not None:  # a PDF page's `p. N` is no context: a page that
+        heading = ""  # moves keeps its vector (pending rows bring the heading back here)
     path = [h for h in heading.split(" > ") if h] if heading else []
     if path and path[0] == title:
         path = path[1:]
