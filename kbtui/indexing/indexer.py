@@ -23,7 +23,7 @@ from typing import Any
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.embedding import PendingEmbeddings
-from kbtui.indexing.order import groups, recent_first
+from kbtui.indexing.order import pass_order
 from kbtui.indexing.pdf_notes import over_limit_changed, pdf_bytes, pdf_chunks, pdf_note
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
@@ -34,11 +34,12 @@ from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
-from kbtui.vault.pdf import is_pdf, page_of
+from kbtui.vault.pdf import page_of
 from kbtui.vault.plain import plain_text
 from kbtui.vault.scan import (
     INDEXED_SUFFIXES,
     NotAFileError,
+    is_note,
     read_note_bytes,
     scan_vault,
     stat_files,
@@ -172,11 +173,7 @@ class Indexer:
         # Read, chunk and write a group at a time, the newest notes first: on a fresh vault,
         # keyword search answers from the first group on, and a long pass embeds beside the
         # text pass from then on (kbtui.indexing.embedding) instead of after every note.
-        # Every note before any PDF (one a group: a 1,000-page manual holds up nothing else).
-        paths_todo = recent_first({p: s for p, s in todo.items() if not is_pdf(p)})
-        bounds = groups(len(paths_todo), self.write_batch)
-        bounds += [(n, n + 1) for n in range(len(paths_todo), len(todo))]
-        paths_todo += recent_first({p: s for p, s in todo.items() if is_pdf(p)})
+        paths_todo, bounds = pass_order(todo, self.write_batch)  # notes, attachments, PDFs
         beside: PendingEmbeddings | None = None
         try:
             for i, j in bounds:
@@ -265,7 +262,7 @@ class Indexer:
         for n, state in enumerate(todo, offset + 1):
             self.progress("read", n, total)
             try:
-                pdf, max_mb = is_pdf(state.path), self.settings.max_pdf_mb
+                pdf, max_mb = not is_note(state.path), self.settings.max_pdf_mb  # or attachment
                 if pdf:
                     data, file_hash = pdf_bytes(self.settings.vault, state, max_mb)
                 else:
@@ -352,7 +349,7 @@ class Indexer:
         )
         if isinstance(fm_size, int) and isinstance(fm_overlap, int) and 0 <= fm_overlap < fm_size:
             size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
-        pdf = is_pdf(note.path)
+        pdf = not is_note(note.path)  # a PDF or an attachment
         if pdf:
             chunks = pdf_chunks(note, size, overlap)
         elif note.frontmatter.get("chunk_mode") == "fixed":

@@ -13,6 +13,7 @@ import hashlib
 from pathlib import Path
 
 from kbtui.models import Chunk, FileState, ParsedNote
+from kbtui.vault.attachments import attachment_kind
 from kbtui.vault.chunk import chunk_body
 from kbtui.vault.names import derive_type_and_name, page_path
 from kbtui.vault.pdf import PdfError, PdfText, is_pdf, read_pdf_bytes
@@ -32,9 +33,11 @@ def over_limit_changed(path: str, file_hash: str, size: int, max_mb: int) -> boo
 
 
 def pdf_bytes(vault: Path, state: FileState, max_mb: int) -> tuple[bytes | None, str]:
-    """(the file's bytes, their hash); no bytes for a file over `max_mb`, which is not read
-    (its hash is its size and time). OSError when the file cannot be read at all."""
+    """(the file's bytes, their hash); no bytes for a PDF over `max_mb` or an attachment,
+    which are not read (the hash is their size and time). OSError when it cannot be read."""
     limit = max_mb * 1_000_000
+    if attachment_kind(state.path):
+        return None, f"file-{state.size}-{state.mtime_ns}"
     if state.size > limit:
         return None, f"{_LARGE}{state.size}-{state.mtime_ns}"
     data = read_note_bytes(vault / state.path, limit)
@@ -42,11 +45,15 @@ def pdf_bytes(vault: Path, state: FileState, max_mb: int) -> tuple[bytes | None,
 
 
 def pdf_note(state: FileState, data: bytes | None, max_mb: int) -> ParsedNote:
-    """The PDF as a note: its pages as the body, a section `p. N` for each."""
-    # The name keeps ".pdf": paper.pdf is note:paper_pdf, never paper.md's note:paper.
+    """The PDF as a note: its pages as the body, a section `p. N` for each; an attachment
+    as a note of its name alone."""
+    # The name keeps the suffix: paper.pdf is note:paper_pdf, never paper.md's note:paper.
     entity_type, name = derive_type_and_name(f"{state.path}.pdf", {})
     text: PdfText | None = None
-    if data is None:
+    kind = attachment_kind(state.path)
+    if kind:
+        problem = ""
+    elif data is None:
         problem = f"too large ({state.size / 1e6:.1f} MB; max_pdf_mb is {max_mb})"
     else:
         try:
@@ -62,6 +69,8 @@ def pdf_note(state: FileState, data: bytes | None, max_mb: int) -> ParsedNote:
         sections.append((len(body), f"p. {n}"))
         body += page
     meta: dict[str, object] = {"pages": len(text.pages) if text is not None else 0}
+    if kind:
+        meta = {"attachment": kind}
     if problem:
         meta["unreadable"] = problem
     return ParsedNote(

@@ -7,10 +7,17 @@ import stat
 from pathlib import Path
 
 from kbtui.models import FileState, Skipped
+from kbtui.vault.attachments import SUFFIXES as ATTACHMENT_SUFFIXES
 
 IGNORED_DIRS = frozenset({".obsidian", ".git", ".trash", ".kbtui", "node_modules", "__pycache__"})
 NOTE_SUFFIXES = (".md", ".markdown")
-INDEXED_SUFFIXES = (*NOTE_SUFFIXES, ".pdf")  # what the indexer reads (kbtui.vault.pdf)
+# What the indexer holds: notes, PDFs (kbtui.vault.pdf), attachments by name (.attachments)
+INDEXED_SUFFIXES = (*NOTE_SUFFIXES, ".pdf", *ATTACHMENT_SUFFIXES)
+
+
+def is_note(rel_path: str) -> bool:
+    """A markdown note (not a PDF or an attachment)."""
+    return rel_path.lower().endswith(NOTE_SUFFIXES)
 
 
 def is_ignored(rel_path: str) -> bool:
