@@ -167,3 +167,33 @@ def test_every_note_is_written_before_any_pdf_is_read(tmp_path: Path) -> None:
     Indexer(s, store, None, progress=progress).run(embed=False)
     store.close()
     assert seen and all(count >= notes_on_disk for _, count in seen), (seen, notes_on_disk)
+
+
+def test_writes_never_edit_or_move_a_pdf_but_may_link_to_one(kb: KnowledgeBase) -> None:
+    pdf = kb.settings.vault / "manuals" / "warranty.pdf"
+    before = pdf.read_bytes()
+    for tool, args, field in (
+        ("kg_rename_entity", {"entityId": "manual:warranty_pdf", "newName": "w"}, "entityId"),
+        (
+            "kg_create_relationship",
+            {"fromEntityId": "manual:warranty_pdf", "toEntityId": "note:watch_notes",
+             "type": "REFERENCES"},
+            "fromEntityId",
+        ),
+        (
+            "kg_merge_entities",
+            {"targetEntityId": "note:watch_notes", "sourceEntityIds": ["note:receipt_pdf"]},
+            "sourceEntityIds",
+        ),
+    ):  # fmt: skip
+        got = kb.call(tool, args)
+        assert got["ok"] is False and got["error"]["type"] == "VALIDATION", got
+        assert got["error"]["field"] == field and "not a markdown note" in got["message"]
+    assert pdf.read_bytes() == before and (kb.settings.vault / "receipt.pdf").exists()
+    made = kb.call(
+        "kg_create_relationship",
+        {"fromEntityId": "person:andrei_clodius", "toEntityId": "manual:warranty_pdf",
+         "type": "REFERENCES"},
+    )  # fmt: skip
+    assert made["ok"], made
+    assert "[[warranty.pdf]]" in (kb.settings.vault / "people" / "andrei_clodius.md").read_text()
