@@ -141,12 +141,14 @@ class Indexer:
         self.lock: AbstractContextManager[Any] = lock if lock is not None else threading.RLock()
         self.files_seen: int | None = None  # notes the last whole-vault scan found
         self.write_batch = max(1, write_batch)
+        self.text_written = False  # this pass wrote all its text: only vectors are left
 
     def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
         """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
         written by a tool): a path that no longer exists is removed from the index."""
         started = time.perf_counter()
         report = IndexReport()
+        self.text_written = False
         with self.lock:
             known = self.store.note_states()
             version = index_version(self.settings)
@@ -200,6 +202,7 @@ class Indexer:
             if paths is None:
                 with self.lock:
                     self.store.set_meta(INDEX_VERSION_KEY, version)
+            self.text_written = True
             if beside is not None:
                 beside.finish()
         except BaseException:
