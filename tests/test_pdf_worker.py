@@ -58,6 +58,7 @@ def test_a_note_saved_while_a_big_pdf_embeds_is_written_first(tmp_path: Path) ->
         assert wait(lambda: worker.status()["state"] == "embedding" and 0 < pending() < 500)
         (vault / "Saved.md").write_text("# Saved\n\nWritten while the manual embeds.\n")
         worker.submit(ChangeBatch(paths=("Saved.md",)))
+
         def saved() -> bool:
             with lock:
                 return "note:saved" in store.note_paths()
