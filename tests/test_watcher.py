@@ -94,7 +94,7 @@ def test_ignored_paths_and_events_are_dropped(tmp_path: Path) -> None:
 
 
 def test_pdfs_and_attachments_are_watched(tmp_path: Path) -> None:
-    b, got, clock = batcher(tmp_path)
+    b, _got, clock = batcher(tmp_path)
     b.add_event(FileCreatedEvent(str(tmp_path / "attachments" / "photo.png")))
     b.add_event(FileModifiedEvent(str(tmp_path / "papers" / "paper.pdf")))
     clock.now += 1
