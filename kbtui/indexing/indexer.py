@@ -23,11 +23,13 @@ from typing import Any
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.embedding import PendingEmbeddings
+from kbtui.indexing.files_sync import sync_files
 from kbtui.indexing.order import pass_order
 from kbtui.indexing.pdf_notes import over_limit_changed, pdf_bytes, pdf_chunks, pdf_note
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
+from kbtui.vault import scan
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.hidden import MARKUP, HiddenText
@@ -36,14 +38,7 @@ from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.pdf import page_of
 from kbtui.vault.plain import plain_text
-from kbtui.vault.scan import (
-    INDEXED_SUFFIXES,
-    NotAFileError,
-    is_note,
-    read_note_bytes,
-    scan_vault,
-    stat_files,
-)
+from kbtui.vault.scan import NotAFileError, is_note, read_note_bytes
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
@@ -157,13 +152,15 @@ class Indexer:
                 self.store.set_meta(INDEX_VERSION_KEY, version)  # so a resumed one reads none
         scope = known
         if paths is None:
-            files, problems = scan_vault(
-                self.settings.vault, self.settings.index_dir, INDEXED_SUFFIXES
+            files, problems = scan.scan_vault(
+                self.settings.vault, self.settings.index_dir, scan.INDEXED_SUFFIXES
             )
             report.skipped.extend(problems)
             self.files_seen = len(files)
         else:
-            files = stat_files(self.settings.vault, paths)
+            files = scan.stat_files(
+                self.settings.vault, [p for p in paths if not scan.is_ignored(p)]
+            )
             scope = {p: known[p] for p in paths if p in known}
         force = stale_text and paths is None
         todo = self._to_read(files, known, report, force)
@@ -202,6 +199,7 @@ class Indexer:
             if paths is None:
                 with self.lock:
                     self.store.set_meta(INDEX_VERSION_KEY, version)
+            sync_files(self.settings, self.store, self.lock, report, paths)
             self.text_written = True
             if beside is not None:
                 beside.finish()
