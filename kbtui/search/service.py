@@ -33,6 +33,7 @@ from kbtui.search.snippets import make_snippet
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, query_terms
+from kbtui.vault.pdf import page_place
 from kbtui.vault.versions import label
 
 Mode = Literal["hybrid", "vector", "keyword"]
@@ -337,6 +338,7 @@ class SearchService:
                 "heading": d["heading"],
                 "vector_score": hit.vector_score,
                 "keyword_score": hit.keyword_score,
+                **page_place(d["path"], d["heading"]),  # a PDF's page and link
             }
             if len(members) > 1:
                 others = [rows[i][1] for i in members[1:]]

@@ -14,6 +14,7 @@ from kbtui.graph.text import _FIRST_NAMES as FIRST_NAMES
 from kbtui.graph.text import fold
 from kbtui.store.graph.entities import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
+from kbtui.tools.graph.read import note_file
 from kbtui.vault.edit.batch import FileEdit, read_text, write_all
 from kbtui.vault.edit.relink import (
     find_mentions,
@@ -183,7 +184,7 @@ class LinkTools:
 
     # -- kg_rename_entity -----------------------------------------------------------------
     def kg_rename_entity(self, args: dict[str, Any]) -> dict[str, Any]:
-        row = self.graph.require(args["entityId"])
+        row = note_file(self.graph.require(args["entityId"]), "entityId")
         old_path: str = row["path"]
         new_path = self._new_path(old_path, args["newName"])
         old_stem, new_stem = _stem(old_path), _stem(new_path)
