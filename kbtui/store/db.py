@@ -25,8 +25,9 @@ from kbtui.store.clean_close import closed_cleanly, forget
 from kbtui.store.clean_close import record as record_clean_close
 from kbtui.store.embeddings import EmbeddingWrites
 from kbtui.store.extensions import extension_path
-from kbtui.store.graph import GraphStore, link_key
+from kbtui.store.graph import GraphStore
 from kbtui.store.link_queries import LinkQueries
+from kbtui.store.note_facts import FACT_TABLES, insert_facts
 from kbtui.store.pool import CHECK_MEMORY, drop_table_pages, follow_growth, memory_limit
 from kbtui.store.reads import ReadQueries
 from kbtui.store.recover import (
@@ -40,7 +41,7 @@ from kbtui.store.side_arrays import SideChecks
 from kbtui.store.side_state import SideState
 from kbtui.store.verify import Snapshot, snapshot
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -271,17 +272,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 for key, value in zip(NOTE_COLUMNS, values, strict=True):
                     rows[key].append(value)
             self._bulk_insert("notes", rows, select=NOTE_SELECT)
-            tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
-            links = [
-                (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label, link_key(lk.target))
-                for w in batch
-                for lk in w.note.links
-            ]
-            self._bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
-            self._bulk_insert(
-                "links",
-                {k: [lk[i] for lk in links] for i, k in enumerate(("e", "t", "r", "h", "l", "k"))},
-            )
+            insert_facts(self._bulk_insert, batch)
             self._write_names(old_ids, batch)
             self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
         self._log_vectors(reused)
@@ -308,7 +299,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.con.execute(
             "DELETE FROM chunks WHERE list_contains($ids, entity_id) AND cid < $limit", params
         )
-        for table in ("notes", "tags", "links"):
+        for table in ("notes", *FACT_TABLES):
             self.con.execute(f"DELETE FROM {table} WHERE list_contains(?, entity_id)", [ids])
 
     def _insert_chunks(self, batch: Sequence[NoteWrite]) -> None:

@@ -267,7 +267,7 @@ class GraphStore(UsageStore):
     def entities_named(self, name: str) -> list[str]:
         """Entities a link `[[name]]` could mean by id, path or file name."""
         rows = self.con.execute(
-            """SELECT DISTINCT entity_id FROM entity_names WHERE key = ? AND priority <= 2
+            """SELECT DISTINCT entity_id FROM entity_names WHERE key = ? AND priority <= 3
                ORDER BY 1""",
             [link_key(name)],
         ).fetchall()

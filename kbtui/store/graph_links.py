@@ -1,7 +1,7 @@
 """How links become relationships: the names a note is reached by, and the SQL that resolves
 each link to one note the way Obsidian does.
 
-A link's target matches an entity id, a vault path, a file name, a title or an alias, ignoring
+A link's target matches an entity id, a vault path, the end of one, a file name, a title or an alias, ignoring
 case (in that order of preference); when several notes share the name, the one nearest the
 linking note wins (same folder first, then fewest folder steps apart), as in Obsidian; a note
 at the root is reached by its name like any other.
@@ -28,7 +28,8 @@ REL_TYPES = {
     "blocks": "BLOCKS",
     "contradicts": "CONTRADICTS",
 }
-NAME_PRIORITY = {"id": 0, "path": 1, "stem": 2, "title": 3, "alias": 4}
+# "suffix": a path that ends the note's path (`[[b/x]]` reaches a/b/x.md, as in Obsidian)
+NAME_PRIORITY = {"id": 0, "path": 1, "suffix": 2, "stem": 3, "title": 4, "alias": 5}
 _TYPE_CASE = (
     "CASE l.rel "
     + " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in REL_TYPES.items())
@@ -57,6 +58,8 @@ def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     keys = [(note.entity_id, "id"), (path.rsplit("/", 1)[-1], "stem")]
     if "/" in path:  # a note at the root is found by its name like any other: nearest first
         keys.insert(1, (path, "path"))
+        parts = path.split("/")
+        keys += [("/".join(parts[i:]), "suffix") for i in range(1, len(parts) - 1)]
     keys += [(note.title, "title")] + [(a, "alias") for a in note.aliases]
     return [(link_key(k), kind) for k, kind in keys if link_key(k)]
 

@@ -7,6 +7,7 @@ every file through kbtui.vault.batch, all or nothing, then indexes what it wrote
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,9 @@ from kbtui.store.graph import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.vault.batch import FileEdit, read_text, write_all
 from kbtui.vault.parse import derive_type_and_name
+from kbtui.vault.mdlinks import rewrite_md_links
 from kbtui.vault.relink import (
+    MarkdownEdits,
     find_mentions,
     link_mention,
     mention_at,
@@ -184,7 +187,7 @@ class LinkTools:
                 f"the new name would give the id {new_id}, which {self._path_of(new_id)} has",
                 field="newName",
             )
-        changing = {k for k, kind in self.store.winning_names(row["id"]) if kind in (1, 2)}
+        changing = {k for k, kind in self.store.winning_names(row["id"]) if kind in (1, 2, 3)}
         if not keeps_id:
             changing.add(link_key(row["id"]))
         owners = set(self.store.entities_named(new_stem)) - {row["id"]}
@@ -202,13 +205,21 @@ class LinkTools:
         def resolves(target: str) -> bool:
             return link_key(target) in changing
 
+        def markdown_edits(source: str) -> MarkdownEdits:
+            def edit(text: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+                # the note's own links are written from where it will be
+                at = new_path if source == old_path else None
+                return rewrite_md_links(text, ranges, source, resolves, old_path, new_path, at)[0]
+
+            return edit
+
         edits: list[FileEdit] = []
         changes: list[dict[str, Any]] = []
         total = 0
         for path in self._linking(changing, old_path):
             data = (self.vault / path).read_bytes()
             text, encode = _read(data, path)
-            new, count = rewrite_links(text, resolves, new_target)
+            new, count = rewrite_links(text, resolves, new_target, markdown_edits(path))
             if path == old_path:
                 new = retitle(new, old_stem, new_stem)
             if new == text and path != old_path:
@@ -288,6 +299,7 @@ class LinkTools:
         rewrite_links then changes only links that really resolve to the note."""
         found = {*self.store.paths_linking(sorted(keys)), own}
         needles = {k.rsplit("/", 1)[-1] for k in keys}
+        needles |= {quote(n) for n in needles}  # `[t](Other%20note.md)`
         files, _ = scan_vault(self.vault, self.index_dir)
         for path in files:
             if path not in found:
