@@ -7,15 +7,15 @@ every file through kbtui.vault.batch, all or nothing, then indexes what it wrote
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from kbtui.store.graph import link_key
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.vault.batch import FileEdit, read_text, write_all
-from kbtui.vault.parse import derive_type_and_name
 from kbtui.vault.mdlinks import rewrite_md_links
+from kbtui.vault.parse import derive_type_and_name
 from kbtui.vault.relink import (
     MarkdownEdits,
     find_mentions,
