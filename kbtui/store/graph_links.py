@@ -2,9 +2,9 @@
 each link to one note the way Obsidian does.
 
 A link's target matches an entity id, a vault path, the end of one, a file name, a title or
-an alias, ignoring case (in that order of preference); when several notes share the name, the one nearest the
-linking note wins (same folder first, then fewest folder steps apart), as in Obsidian; a note
-at the root is reached by its name like any other.
+an alias, ignoring case (in that order of preference); when several notes share the name, the
+one nearest the linking note wins (same folder first, then fewest folder steps apart), as in
+Obsidian; a note at the root is reached by its name like any other.
 """
 
 from __future__ import annotations
