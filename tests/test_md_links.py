@@ -69,9 +69,7 @@ def test_rename_rewrites_md_links_in_their_style(runtime: VaultRuntime) -> None:
         "D [abs](/notes/Old%20name.md), E `[c](../Old%20name.md)`.\n"
     )
     runtime.reindex()
-    answer = runtime.call(
-        "kg_rename_entity", {"entityId": "note:old_name", "newName": "New name"}
-    )
+    answer = runtime.call("kg_rename_entity", {"entityId": "note:old_name", "newName": "New name"})
     assert answer["ok"], answer
     text = (vault / "notes" / "sub" / "rel.md").read_text()
     assert text == (

@@ -14,6 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from kbtui.cli.common import emit, err, json_option, opened_vault, out, vault_option
+from kbtui.cli.vault_links import links_list
+from kbtui.cli.vault_out import NoteOrCommand
 
 if TYPE_CHECKING:
     from kbtui.runtime.shared import SharedVault
@@ -159,9 +161,9 @@ def path(vault: str | None, start: str, goal: str, max_hops: int, as_json: bool)
     out().print(line)
 
 
-@click.group()
+@click.group(cls=NoteOrCommand)
 def links() -> None:
-    """Links between notes: unlinked mentions."""
+    """Links: `kbtui links NOTE` lists what NOTE links to; `links suggest`: unlinked mentions."""
 
 
 @links.command("suggest")
@@ -207,4 +209,5 @@ def mv(vault: str | None, entity_ref: str, new_name: str, dry_run: bool, as_json
     (err if dry_run else out)().print(response["message"])
 
 
+links.add_command(links_list)
 GRAPH_COMMANDS = (call, entity, neighbors, path, links, mv)

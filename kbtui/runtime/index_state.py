@@ -11,7 +11,16 @@ from typing import Any
 from kbtui.tools.catalog import GRAPH_READS
 
 FIRST_READ_WAIT = 5.0  # seconds an early question waits for the first pass to read the vault
-WITH_INDEX_STATE = frozenset({"kb_search", "knowledge_query", *GRAPH_READS, "kg_find_duplicates"})
+WITH_INDEX_STATE = frozenset(
+    {
+        "kb_search",
+        "knowledge_query",
+        *GRAPH_READS,
+        "kg_find_duplicates",
+        "vault_links",
+        "tasks_list",
+    }
+)
 _RESULT_KEYS = ("results", "entities", "path", "duplicates")
 
 

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 
 import duckdb
 
+from kbtui.store.vault_facts import VaultFacts
 
-class LinkQueries:
-    """Mixed into Store."""
+
+class LinkQueries(VaultFacts):
+    """Mixed into Store (with the queries behind Obsidian's vault commands)."""
 
     con: duckdb.DuckDBPyConnection
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from kbtui.tools.graph_contracts import KG_TOOLS
 from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
 from kbtui.tools.link_contracts import LINK_TOOLS
+from kbtui.tools.obsidian_contracts import VAULT_TOOLS
 
-PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS}  # what MCP offers
+PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS, **VAULT_TOOLS}  # MCP
 GRAPH_READS = (
     "kg_get_entity",
     "kg_find_entity",
@@ -20,5 +21,5 @@ GRAPH_READS = (
 # Calls that change nothing but usage counters: safe to run again on the next owner.
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
-    | {*GRAPH_READS, "kg_suggest_links"}
+    | {*GRAPH_READS, "kg_suggest_links", "vault_links", "tasks_list"}
 )

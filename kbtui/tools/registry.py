@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbtui.store import DatabaseError, StoreError
-from kbtui.tools import browse, graph_context, graph_extract
+from kbtui.tools import (
+    browse,
+    graph_context,
+    graph_extract,
+    obsidian_daily,
+    obsidian_links,
+    obsidian_notes,
+    obsidian_tasks,
+)
 from kbtui.tools.browse import APP_TOOLS
 from kbtui.tools.catalog import GRAPH_READS, READS
 from kbtui.tools.catalog import PUBLISHED as CATALOGUE
@@ -26,6 +34,7 @@ from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
 from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
 from kbtui.tools.link_contracts import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
+from kbtui.tools.obsidian_contracts import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
 
@@ -53,6 +62,10 @@ def _writer(name: str) -> Tool:
 
 def _app(name: str, run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]]) -> Tool:
     return Tool(APP_TOOLS[name], lambda t, a: run(t.parts, a), published=False)
+
+
+def _vault_app(run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]]) -> Handler:
+    return lambda t, a: run(t.parts, a)
 
 
 TOOLS: dict[str, Tool] = {
@@ -89,6 +102,21 @@ TOOLS: dict[str, Tool] = {
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.links.kg_rename_entity(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
+        Tool(VAULT_TOOLS["vault_links"], lambda t, a: obsidian_links.vault_links(t.parts, a)),
+        Tool(VAULT_TOOLS["tasks_list"], lambda t, a: obsidian_tasks.tasks_list(t.parts, a)),
+        Tool(VAULT_TOOLS["task_update"], lambda t, a: obsidian_tasks.task_update(t.parts, a)),
+        Tool(VAULT_TOOLS["daily_append"], lambda t, a: obsidian_daily.daily_append(t.parts, a)),
+        *(
+            Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
+            for name, run in (
+                ("app_daily", obsidian_daily.daily),
+                ("app_outline", obsidian_notes.outline),
+                ("app_tags", obsidian_notes.tags),
+                ("app_properties", obsidian_notes.properties),
+                ("app_property", obsidian_notes.property_edit),
+                ("app_search_context", obsidian_notes.search_context),
+            )
+        ),
         _app("app_facets", browse.facets),
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),

@@ -199,7 +199,7 @@ def _markdown() -> MarkdownIt:
 
 
 def _walk_tokens(
-    tokens: list[Token], body: str, path: str = ""
+    tokens: list[Token], body: str, note_path: str = ""
 ) -> tuple[list[Link], list[str], list[tuple[int, str]]]:
     line_starts = [0]
     for i, ch in enumerate(body):
@@ -232,7 +232,7 @@ def _walk_tokens(
                     links.append(Link(target=target, rel=rel, heading=heading, label=label))
             elif child.type in ("link_open", "image"):
                 href = child.attrs.get("href" if child.type == "link_open" else "src")
-                found = md_target(str(href or ""), path)
+                found = md_target(str(href or ""), note_path)
                 if found is not None:
                     rel = "embeds" if child.type == "image" else "references"
                     links.append(Link(found[0], rel, heading=found[1], form="md"))

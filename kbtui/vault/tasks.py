@@ -55,7 +55,7 @@ def task_of(line: int, status: str, text: str) -> Task:
         if name:
             fields[name] = value.strip()
     for name, emoji in _EMOJI_DATES.items():
-        m = re.search(emoji + "\uFE0F?\\s*" + _DATE, text)
+        m = re.search(emoji + "\ufe0f?\\s*" + _DATE, text)
         if m:
             fields[name] = m.group(1)
     for emoji, name in _PRIORITY.items():
