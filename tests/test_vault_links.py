@@ -29,8 +29,8 @@ def md_vault(root: Path) -> Path:
         "docs/Getting started.md": "# Start\n\nSee [ref](api/Reference.md#Errors), "
         "[home](../index.md) and ![diagram](../img/flow%20chart.png).\n\n"
         "```\n[not a link](nowhere.md)\n```\n",
-        "docs/api/Reference.md": "# Reference\n\n## Errors\n\nBack to [start](../Getting%20started.md)"
-        " and [site](https://example.com) and [top](/index.md).\n",
+        "docs/api/Reference.md": "# Reference\n\n## Errors\n\nBack to "
+        "[start](../Getting%20started.md) and [site](https://example.com) and [top](/index.md).\n",
         "docs/api/Lonely.md": "# Lonely\n\nNo links here, only `[code](index.md)`.\n",
         "notes/Mixed.md": "[[Reference]] and [x](Lonely.md) and [y](./nope.md) and [[Ghost]]\n",
         "img/flow chart.png": "",
