@@ -100,7 +100,7 @@ def test_toggle_writes_one_line(todo_rt: VaultRuntime) -> None:
         "line": 6,
     }
     after = path.read_bytes()
-    assert after == before.replace("- [ ] Buy milk".encode(), "- [x] Buy milk".encode(), 1)
+    assert after == before.replace(b"- [ ] Buy milk", b"- [x] Buy milk", 1)
     listed = todo_rt.call("tasks_list", {"status": "done", "note": "todo.md"})["results"]
     assert [t["line"] for t in listed] == [6, 7, 9, 11, 19]
     back = todo_rt.call("task_update", {"file": "todo", "line": 6, "status": "todo"})
