@@ -63,16 +63,16 @@ def test_every_task_counted(source: Path, tmp_path: Path) -> None:
         expected = [t for t in oracle.tasks() if t[0] in indexed]
         answer = rt.call("tasks_list", {"status": "all", "limit": 100000})
         assert answer["ok"] and answer["index"]["state"] == "ready"
-        got = [(t["path"], t["line"], t["status"]) for t in answer["results"]]
+        got = [(t["file"], t["line"], t["status"]) for t in answer["results"]]
         assert got == expected and len(got) >= 9
         todo = rt.call("tasks_list", {"limit": 100000})["results"]
-        assert [(t["path"], t["line"]) for t in todo] == [
+        assert [(t["file"], t["line"]) for t in todo] == [
             (p, n) for p, n, s in expected if s == " "
         ]
         done = rt.call("tasks_list", {"status": "done", "limit": 100000})["results"]
         assert len(done) == sum(s != " " for _, _, s in expected)
         due = rt.call("tasks_list", {"status": "all", "dueBefore": "2026-01-31"})["results"]
-        assert [(t["path"], t["line"]) for t in due] == [("todo.md", 6)]
+        assert [(t["file"], t["line"]) for t in due] == [("todo.md", 6)]
         assert due[0]["text"] == "- [ ] Buy milk 📅 2026-01-05" and due[0]["due"] == "2026-01-05"
     finally:
         rt.close()

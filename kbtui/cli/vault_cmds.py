@@ -99,13 +99,14 @@ def _daily(action: str) -> click.Command:
 
 
 def _daily_write(action: str) -> click.Command:
-    @click.command(f"daily:{action}")
+    # `kbtui daily:append "- [ ] Buy milk"`: text starting with a dash is text, not an option
+    @click.command(f"daily:{action}", context_settings={"ignore_unknown_options": True})
     @vault_option
-    @click.argument("text")
+    @click.argument("text", nargs=-1, required=True)
     @click.option("--inline", is_flag=True, help="Add no newline.")
     @click.option("--date", help="Another day (YYYY-MM-DD).")
-    def command(vault: str | None, text: str, inline: bool, date: str | None) -> None:
-        content = text.replace("\\n", "\n").replace("\\t", "\t")  # as Obsidian's CLI reads it
+    def command(vault: str | None, text: tuple[str, ...], inline: bool, date: str | None) -> None:
+        content = " ".join(text).replace("\\n", "\n").replace("\\t", "\t")  # as Obsidian's
         args = {"action": action, "content": content, "inline": inline, "date": date}
         click.echo(call_tool(vault, "app_daily", args)["message"])
 

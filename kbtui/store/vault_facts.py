@@ -13,7 +13,7 @@ from kbtui.store.graph_links import _folder_steps, link_key
 
 OBSIDIAN_NAMES = "e.priority BETWEEN 1 AND 3"  # path, end of a path, file name
 TASK_COLUMNS = (
-    "path",
+    "file",
     "line",
     "status",
     "text",

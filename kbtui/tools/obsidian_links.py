@@ -11,6 +11,7 @@ from typing import Any
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.attachments import Attachments
+from kbtui.vault.write import inside
 
 KINDS = ("backlinks", "links", "unresolved", "orphans", "deadends")
 
@@ -20,6 +21,12 @@ def resolve_note(parts: VaultParts, note: str | None, field: str = "note") -> st
     if not note or not note.strip():
         raise ValidationError(f"{field} is required here", field=field)
     path = parts.store.note_by_name(note.strip())
+    if path is None:  # a note written a moment ago, not indexed yet: by its path on disk
+        given = note.strip().strip("/")
+        for candidate in (given, given + ".md"):
+            file = parts.settings.vault / candidate
+            if candidate.endswith(".md") and file.is_file() and inside(parts.settings.vault, file):
+                return candidate
     if path is None:
         raise NotFoundError(f"no note named {note!r} in the vault")
     return path

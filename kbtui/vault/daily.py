@@ -48,8 +48,8 @@ def moment_format(when: dt.datetime, fmt: str) -> str:
             "E": str(iso.weekday),
             "WW": f"{iso.week:02d}",
             "W": str(iso.week),
-            "ww": f"{int(when.strftime('%U')) + 1:02d}",
-            "w": str(int(when.strftime("%U")) + 1),
+            "ww": f"{_locale_week(when):02d}",
+            "w": str(_locale_week(when)),
             "GGGG": f"{iso.year:04d}",
             "gggg": f"{when.year:04d}",
             "Q": str((when.month - 1) // 3 + 1),
@@ -69,6 +69,12 @@ def moment_format(when: dt.datetime, fmt: str) -> str:
         return table[t]
 
     return _TOKEN.sub(one, fmt)
+
+
+def _locale_week(when: dt.datetime) -> int:
+    """Moment's English week: weeks start on Sunday, week 1 holds January 1st."""
+    jan1 = (dt.date(when.year, 1, 1).weekday() + 1) % 7  # 0 = Sunday
+    return (when.timetuple().tm_yday - 1 + jan1) // 7 + 1
 
 
 def _ordinal(n: int) -> str:
