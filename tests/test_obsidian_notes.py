@@ -120,7 +120,10 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
 def test_property_set_and_remove_keep_other_bytes(kepano: VaultRuntime) -> None:
     vault = kepano.settings.vault
     note = vault / "Props.md"
-    original = "---\n# a comment\ntitle:   'Kept as written'\ngenre:\n  - \"[[Sci-fi]]\"\nrating: 7\n---\nBody\n"
+    original = (
+        "---\n# a comment\ntitle:   'Kept as written'\ngenre:\n  - \"[[Sci-fi]]\"\n"
+        "rating: 7\n---\nBody\n"
+    )
     note.write_text(original)
     kepano.reindex()
     set_rating = {"action": "set", "name": "rating", "note": "Props.md", "value": "8.5"}
