@@ -54,7 +54,8 @@ def link_key(target: str) -> str:
 def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     """(key, kind) under which links can reach this note."""
     note = write.note
-    path = note.path.rsplit(".", 1)[0]
+    # a note is reached without its `.md`; another file (a canvas) only with its extension
+    path = note.path[:-3] if note.path.lower().endswith(".md") else note.path
     keys = [(note.entity_id, "id"), (path.rsplit("/", 1)[-1], "stem")]
     if "/" in path:  # a note at the root is found by its name like any other: nearest first
         keys.insert(1, (path, "path"))

@@ -176,6 +176,8 @@ class LinkTools:
     def kg_rename_entity(self, args: dict[str, Any]) -> dict[str, Any]:
         row = self.graph.require(args["entityId"])
         old_path: str = row["path"]
+        if not old_path.lower().endswith(".md"):
+            raise ValidationError(f"only notes (.md) can be renamed here, not {old_path}")
         new_path = self._new_path(old_path, args["newName"])
         old_stem, new_stem = _stem(old_path), _stem(new_path)
         fm = row["frontmatter"]

@@ -25,6 +25,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from kbtui.models import Link, ParsedNote
+from kbtui.vault.canvas import CANVAS_SUFFIX, CanvasError, parse_canvas
 from kbtui.vault.mdlinks import md_target
 from kbtui.vault.names import MAX_ID_LEN, derive_type_and_name, page_title, singular, slug
 from kbtui.vault.tasks import find_tasks
@@ -66,6 +67,16 @@ class NoteError(ValueError):
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse decoded text of the vault-relative `path`. Properties that cannot be read are
     reported in `warnings`, never raised: the note still has its body and file name."""
+    if path.lower().endswith(CANVAS_SUFFIX):  # JSON Canvas: its cards as the body
+        try:
+            return parse_canvas(path, text, parse_markdown)
+        except CanvasError as exc:
+            raise NoteError(str(exc)) from exc
+    return parse_markdown(path, text)
+
+
+def parse_markdown(path: str, text: str) -> ParsedNote:
+    """A markdown note (or a canvas's cards written as one)."""
     meta, body, warnings = _split_frontmatter(text)
     tokens = _markdown().parse(body)
     body_links, inline_tags, sections = _walk_tokens(tokens, body, path)

@@ -9,7 +9,7 @@ from pathlib import Path
 from kbtui.models import FileState, Skipped
 
 IGNORED_DIRS = frozenset({".obsidian", ".git", ".trash", ".kbtui", "node_modules", "__pycache__"})
-NOTE_SUFFIXES = (".md", ".markdown")
+NOTE_SUFFIXES = (".md", ".markdown", ".canvas")  # canvases: kbtui.vault.canvas
 
 
 def is_ignored(rel_path: str) -> bool:
