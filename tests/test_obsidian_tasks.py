@@ -120,3 +120,36 @@ def test_update_refused_when_line_changed(todo_rt: VaultRuntime) -> None:
     assert not not_task["ok"] and path.read_bytes() == text
     bad = todo_rt.call("task_update", {"file": "todo.md", "line": 0})
     assert bad["error"]["type"] == "VALIDATION" and bad["error"]["field"] == "line"
+
+
+def test_watcher_keeps_tasks_current(tmp_path: Path, tui_template: Path) -> None:
+    """A task typed in an editor appears in tasks_list with no explicit re-index; checked in
+    the editor, it leaves the open list; the note deleted, its tasks go."""
+    from tests.conftest import copy_indexed
+    from tests.test_live_index import eventually, live_runtime
+
+    rt = live_runtime(copy_indexed(tui_template, tmp_path / "vault"))
+    try:
+        note = rt.settings.vault / "inbox.md"
+        note.write_text("# Inbox\n\n- [ ] water the plants 📅 2026-05-01\n")
+
+        def open_lines() -> list[tuple[str, int]]:
+            found = rt.call("tasks_list", {"note": "inbox.md"})
+            return [(t["file"], t["line"]) for t in found["results"]] if found["ok"] else []
+
+        assert eventually(lambda: open_lines() == [("inbox.md", 3)])
+        note.write_text("# Inbox\n\n- [x] water the plants 📅 2026-05-01\n")
+        assert eventually(
+            lambda: (
+                not open_lines()
+                and rt.call("tasks_list", {"status": "done", "note": "inbox.md"})["count"] == 1
+            )
+        )
+        note.unlink()
+        assert eventually(
+            lambda: (
+                rt.call("tasks_list", {"status": "all", "dueBefore": "2026-06-01"})["count"] == 0
+            )
+        )
+    finally:
+        rt.close()
