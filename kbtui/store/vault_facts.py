@@ -23,6 +23,7 @@ TASK_COLUMNS = (
     "done",
     "priority",
     "recurrence",
+    "id",
 )
 
 
@@ -114,7 +115,7 @@ class VaultFacts:
             params["due"] = due_before
         rows = self.con.execute(
             f"""SELECT n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done,
-                       t.priority, t.recurrence
+                       t.priority, t.recurrence, n.entity_id
                 FROM tasks t JOIN notes n USING (entity_id)
                 WHERE {" AND ".join(where)} ORDER BY n.path, t.line""",
             params,
