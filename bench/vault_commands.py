@@ -52,8 +52,9 @@ def build(root: Path, notes: int, seed: int) -> Path:
     return root
 
 
-def cold(root: Path, plain: bool) -> float:
-    """Seconds of a cold keyword-only index of `root` (a copy, its own index)."""
+def cold(root: Path, plain: bool) -> tuple[float, float]:
+    """Wall and CPU seconds of a cold keyword-only index of `root` (a copy, its own index):
+    CPU time is what this process spent, the steadier figure on a loaded shared machine."""
     work = Path(tempfile.mkdtemp()) / "vault"
     shutil.copytree(root, work, ignore=shutil.ignore_patterns(".kbtui"))
     import kbtui.vault.parse as parse
@@ -65,14 +66,32 @@ def cold(root: Path, plain: bool) -> float:
     try:
         settings = Settings.for_vault(work)
         store = Store(settings.db_path)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         Indexer(settings, store, None).run()
-        seconds = time.perf_counter() - start
+        seconds = (time.perf_counter() - start, time.process_time() - cpu)
         store.close()
     finally:
         parse.md_target, parse.find_tasks = saved
         shutil.rmtree(work.parent, ignore_errors=True)
     return seconds
+
+
+def parse_only(root: Path) -> None:
+    """CPU seconds to parse every note, with and without what issue 29 reads (3 rounds)."""
+    import kbtui.vault.parse as parse
+
+    texts = [(p.relative_to(root).as_posix(), p.read_text()) for p in sorted(root.rglob("*.md"))]
+    saved = (parse.md_target, parse.find_tasks)
+    for plain in (True, False) * 3:
+        if plain:
+            parse.md_target = lambda href, path: None  # type: ignore[assignment]
+            parse.find_tasks = lambda tokens, lines, first: ()  # type: ignore[assignment]
+        cpu = time.process_time()
+        for path, text in texts:
+            parse.parse_note(path, text)
+        label = "without (plain)" if plain else "with links+tasks"
+        print(f"parse only {len(texts)} notes {label:18s} cpu {time.process_time() - cpu:6.2f} s")
+        parse.md_target, parse.find_tasks = saved
 
 
 def latency(root: Path, rounds: int) -> None:
@@ -124,9 +143,11 @@ def main() -> None:
     if not (root / ".kbtui").exists():
         build(root, args.notes, args.seed)
     if args.cold:
+        parse_only(root)
         for plain in (True, False, True, False):
             label = "without (plain)" if plain else "with links+tasks"
-            print(f"cold keyword index {label:18s} {cold(root, plain):7.2f} s")
+            wall, cpu = cold(root, plain)
+            print(f"cold keyword index {label:18s} wall {wall:7.2f} s  cpu {cpu:7.2f} s")
     else:
         latency(root, args.rounds)
     print(machine_note(before))
