@@ -25,7 +25,11 @@ def resolve_note(parts: VaultParts, note: str | None, field: str = "note") -> st
         given = note.strip().strip("/")
         for candidate in (given, given + ".md"):
             file = parts.settings.vault / candidate
-            if candidate.endswith(".md") and file.is_file() and inside(parts.settings.vault, file):
+            try:
+                found = candidate.endswith(".md") and file.is_file()
+            except (OSError, ValueError):  # a name no file can have (a NUL, too long)
+                found = False
+            if found and inside(parts.settings.vault, file):
                 return candidate
     if path is None:
         raise NotFoundError(f"no note named {note!r} in the vault")
