@@ -87,3 +87,21 @@ def test_suffix_path_reaches_nested_note(tmp_path: Path, runtime: VaultRuntime) 
     (vault / "a" / "from.md").write_text("[[b/deep]] and [d](b/deep.md)\n")
     runtime.reindex()
     assert "a:from" in _neighbors(runtime, "a:deep")
+
+
+def test_md_link_suppresses_unlinked_mention(runtime: VaultRuntime) -> None:
+    """A note that links Zephyr RTOS with a markdown link is not told to link it again; the
+    words inside the link are never a mention."""
+    vault = runtime.settings.vault
+    (vault / "notes").mkdir(exist_ok=True)
+    (vault / "notes" / "plain.md").write_text("We picked Zephyr RTOS for the firmware.\n")
+    (vault / "notes" / "linked.md").write_text(
+        "We picked Zephyr RTOS for the firmware, see [Zephyr RTOS](../tech/zephyr_rtos.md).\n"
+    )
+    runtime.reindex()
+    got = runtime.call("kg_suggest_links", {"limit": 100})
+    pairs = {(s["sourceEntityId"], s["targetEntityId"]) for s in got["suggestions"]}
+    assert ("note:plain", "technology:zephyr_rtos") in pairs
+    assert ("note:linked", "technology:zephyr_rtos") not in pairs
+    mine = runtime.call("app_note_mentions", {"entityId": "note:linked"})["outgoing"]
+    assert not [m for m in mine if m["targetEntityId"] == "technology:zephyr_rtos"]
