@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbtui.models import NoteWrite
-from kbtui.store.graph_links import link_key
+from kbtui.store.graph.links import link_key
 
 FACT_TABLES = ("tags", "links", "tasks")  # every row keyed by entity_id
 _TASK_FIELDS = ("line", "status", "text", "due", "scheduled", "start", "done", "priority")

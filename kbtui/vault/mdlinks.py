@@ -2,7 +2,7 @@
 and rewritten as Obsidian does: a destination without a scheme is a link into the vault,
 percent-decoded; `./` and `../` are relative to the linking note's folder, a leading `/` is the
 vault's root, and anything else resolves like a wikilink's path (exact path, then a path that
-ends with it, then the file name: kbtui.store.graph_links).
+ends with it, then the file name: kbtui.store.graph.links).
 """
 
 from __future__ import annotations
