@@ -6,20 +6,31 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar
 
 from kbtui.vault.scan import IGNORED_DIRS, NOTE_SUFFIXES
 
 
 class Attachments:
     """Every non-note file, found by vault path, by the end of its path or by its name
-    (lower-cased, as links are compared), nearest to the linking note first."""
+    (lower-cased, as links are compared), nearest to the linking note first. The listing is
+    read once and read again only when a folder's modification time changes (a file added,
+    removed or renamed in it): walking a 10k-note vault on every call cost ~100 ms."""
+
+    _cache: ClassVar[dict[Path, tuple[dict[str, int], dict[str, list[str]]]]] = {}
 
     def __init__(self, vault: Path) -> None:
-        self.by_key: dict[str, list[str]] = {}
-        for path in _walk(vault):
+        cached = self._cache.get(vault)
+        if cached is not None and _unchanged(vault, cached[0]):
+            self.by_key = cached[1]
+            return
+        folders: dict[str, int] = {}
+        self.by_key = {}
+        for path in _walk(vault, folders):
             parts = path.lower().split("/")
             for i in range(len(parts)):
                 self.by_key.setdefault("/".join(parts[i:]), []).append(path)
+        self._cache[vault] = (folders, self.by_key)
 
     def resolve(self, key: str, source_path: str) -> str | None:
         """The file a link key reaches from `source_path`, or None."""
@@ -39,12 +50,21 @@ def _steps(a: list[str], b: list[str]) -> int:
     return len(a) + len(b) - 2 * common
 
 
-def _walk(vault: Path) -> list[str]:
+def _unchanged(vault: Path, folders: dict[str, int]) -> bool:
+    try:
+        return all(os.stat(vault / f).st_mtime_ns == t for f, t in folders.items())
+    except OSError:
+        return False
+
+
+def _walk(vault: Path, folders: dict[str, int]) -> list[str]:
+    """Non-note files; `folders` gets each folder's modification time."""
     out: list[str] = []
     stack = [(str(vault), "")]
     while stack:
         folder, prefix = stack.pop()
         try:
+            folders[prefix] = os.stat(folder).st_mtime_ns
             entries = list(os.scandir(folder))
         except OSError:
             continue

@@ -29,23 +29,33 @@ TASK_COLUMNS = (
 
 def _resolved_sql(where: str) -> str:
     """(source path, target as written, key, resolved path or NULL, rel) of every Obsidian
-    link (not a relation key's bare value) of the notes `where` picks (a filter on `l`)."""
+    link (not a relation key's bare value) of the notes `where` picks (a filter on `l`).
+    A key one note owns resolves by a join; only keys several notes share are resolved per
+    linking note (the nearest), which is what makes a vault-wide answer affordable."""
     return f"""
     WITH l AS (SELECT l.entity_id AS src, l.target, l.key, l.rel FROM links l
                WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})),
-    cand AS (SELECT p.src, p.key, e.entity_id AS dst, e.priority,
-                    min(e.priority) OVER (PARTITION BY p.src, p.key) AS best
-             FROM (SELECT DISTINCT src, key FROM l) p
-             JOIN entity_names e ON e.key = p.key AND {OBSIDIAN_NAMES}),
-    pick AS (SELECT c.src, c.key,
-                    arg_min(c.dst, ({_folder_steps("sn.folder", "tn.folder")}, tn.path)) AS dst
-             FROM cand c JOIN notes sn ON sn.entity_id = c.src
-             JOIN notes tn ON tn.entity_id = c.dst
-             WHERE c.priority = c.best GROUP BY c.src, c.key)
-    SELECT sn.path, l.target, l.key, tn.path, l.rel
+    cand AS (SELECT e.key, e.entity_id, e.priority FROM entity_names e
+             WHERE e.key IN (SELECT DISTINCT key FROM l) AND {OBSIDIAN_NAMES}),
+    top AS (SELECT c.key, c.entity_id FROM cand c
+            JOIN (SELECT key, min(priority) AS p FROM cand GROUP BY key) b
+              ON b.key = c.key AND b.p = c.priority),
+    owners AS (SELECT key, min(entity_id) AS dst, count(DISTINCT entity_id) AS n
+               FROM top GROUP BY key),
+    near AS (SELECT p.src, p.key,
+                    arg_min(t.entity_id, ({_folder_steps("sn.folder", "tn.folder")}, tn.path))
+                        AS dst
+             FROM (SELECT DISTINCT src, key FROM l
+                   WHERE key IN (SELECT key FROM owners WHERE n > 1)) p
+             JOIN top t ON t.key = p.key
+             JOIN notes sn ON sn.entity_id = p.src
+             JOIN notes tn ON tn.entity_id = t.entity_id
+             GROUP BY p.src, p.key)
+    SELECT sn.path AS source, l.target, l.key, tn.path AS dest, l.rel
     FROM l JOIN notes sn ON sn.entity_id = l.src
-    LEFT JOIN pick p ON p.src = l.src AND p.key = l.key
-    LEFT JOIN notes tn ON tn.entity_id = p.dst"""
+    LEFT JOIN owners o ON o.key = l.key
+    LEFT JOIN near x ON x.src = l.src AND x.key = l.key
+    LEFT JOIN notes tn ON tn.entity_id = CASE WHEN o.n = 1 THEN o.dst ELSE x.dst END"""
 
 
 class VaultFacts:
@@ -65,6 +75,22 @@ class VaultFacts:
             where, params = "list_contains($keys, l.key)", {"keys": list(keys)}
         rows = self.con.execute(_resolved_sql(where) + " ORDER BY 1, 2", params).fetchall()
         return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def unresolved_links(self) -> list[tuple[str, str, str]]:
+        """(source path, target, key) of every link that reaches no note."""
+        rows = self.con.execute(
+            f"SELECT source, target, key FROM ({_resolved_sql('TRUE')}) WHERE dest IS NULL"
+            " ORDER BY 2, 1"
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def linked_paths(self) -> tuple[set[str], set[str]]:
+        """(notes some other note links to, notes that link to some other note)."""
+        rows = self.con.execute(
+            f"""SELECT DISTINCT source, dest FROM ({_resolved_sql("TRUE")})
+                WHERE dest IS NOT NULL AND dest <> source"""
+        ).fetchall()
+        return {r[1] for r in rows}, {r[0] for r in rows}
 
     def obsidian_keys(self, path: str) -> list[str]:
         """The keys under which Obsidian's links can reach the note at `path`."""

@@ -62,11 +62,10 @@ def vault_links(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
             item = {"file": found} if found else {"link": target}
             seen.setdefault(found or "\0" + target, item)
         return _answer(kind, path, [seen[k] for k in sorted(seen)])
-    links = store.obsidian_links()
     if kind == "unresolved":
         missing: dict[str, list[str]] = {}
-        for src, target, key, dst, _ in links:
-            if dst is None and attachments.resolve(key, src) is None:
+        for src, target, key in store.unresolved_links():
+            if attachments.resolve(key, src) is None:
                 missing.setdefault(target, []).append(src)
         results = [
             {"link": t, "count": len(s), "sources": sorted(set(s))}
@@ -74,15 +73,13 @@ def vault_links(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         ]
         return _answer(kind, None, results)
     notes = store.all_note_paths()
+    linked, linking = store.linked_paths()
     if kind == "orphans":
-        linked = {dst for src, _, _, dst, _ in links if dst and dst != src}
         return _answer(kind, None, [{"file": p} for p in notes if p not in linked])
-    linking = {
-        src
-        for src, _, key, dst, _ in links
-        if (dst and dst != src) or (dst is None and attachments.resolve(key, src))
-    }
-    return _answer(kind, None, [{"file": p} for p in notes if p not in linking])
+    to_files = {src for src, _, key in store.unresolved_links() if attachments.resolve(key, src)}
+    return _answer(
+        kind, None, [{"file": p} for p in notes if p not in linking and p not in to_files]
+    )
 
 
 def _answer(kind: str, note: str | None, results: list[dict[str, Any]]) -> dict[str, Any]:
