@@ -4,6 +4,7 @@ does not follow; nearest note first), tasks, tags and properties."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,9 +34,9 @@ def _resolved_sql(where: str) -> str:
     A key one note owns resolves by a join; only keys several notes share are resolved per
     linking note (the nearest), which is what makes a vault-wide answer affordable."""
     return f"""
-    WITH l AS (SELECT l.entity_id AS src, l.target, l.key, l.rel FROM links l
+    WITH l AS MATERIALIZED (SELECT l.entity_id AS src, l.target, l.key, l.rel FROM links l
                WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})),
-    cand AS (SELECT e.key, e.entity_id, e.priority FROM entity_names e
+    cand AS MATERIALIZED (SELECT e.key, e.entity_id, e.priority FROM entity_names e
              WHERE e.key IN (SELECT DISTINCT key FROM l) AND {OBSIDIAN_NAMES}),
     top AS (SELECT c.key, c.entity_id FROM cand c
             JOIN (SELECT key, min(priority) AS p FROM cand GROUP BY key) b
@@ -124,9 +125,10 @@ class VaultFacts:
         done: bool | None = None,
         path: str | None = None,
         due_before: str | None = None,
-    ) -> list[dict[str, Any]]:
+        limit: int | None = None,
+    ) -> tuple[list[dict[str, Any]], int]:
         """Tasks in path and line order; `done`: checked (any status but a space, as Obsidian
-        shows it) or not."""
+        shows it) or not. Returns the first `limit` tasks and how many there are."""
         where, params = ["TRUE"], {}
         if status is not None:
             where.append("t.status = $status")
@@ -139,14 +141,17 @@ class VaultFacts:
         if due_before is not None:
             where.append("t.due <> '' AND t.due < $due")
             params["due"] = due_before
+        sql = f"""FROM tasks t JOIN notes n USING (entity_id) WHERE {" AND ".join(where)}"""
+        total = self.con.execute("SELECT count(*) " + sql, params).fetchone()
         rows = self.con.execute(
             f"""SELECT n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done,
-                       t.priority, t.recurrence, n.entity_id
-                FROM tasks t JOIN notes n USING (entity_id)
-                WHERE {" AND ".join(where)} ORDER BY n.path, t.line""",
+                       t.priority, t.recurrence, n.entity_id {sql}
+                ORDER BY n.path, t.line LIMIT {int(limit) if limit else "ALL"}""",
             params,
         ).fetchall()
-        return [dict(zip(TASK_COLUMNS, r, strict=True)) for r in rows]
+        return [dict(zip(TASK_COLUMNS, r, strict=True)) for r in rows], int(
+            total[0] if total else 0
+        )
 
     # -- tags and properties --------------------------------------------------------------
     def tag_note_counts(self) -> list[tuple[str, int]]:
@@ -186,3 +191,14 @@ class VaultFacts:
             {"q": text.lower(), "f": folder.strip("/")},
         ).fetchall()
         return [r[0] for r in rows]
+
+    def property_counts(self) -> list[tuple[str, int, Any]]:
+        """(property name, notes having it, one of its values) over the vault."""
+        rows = self.con.execute(
+            """SELECT k, count(*), any_value(json_extract(
+                   fm, '$."' || replace(replace(k, '\\', '\\\\'), '"', '\\"') || '"')::VARCHAR)
+               FROM (SELECT frontmatter::JSON AS fm, unnest(json_keys(frontmatter::JSON)) AS k
+                     FROM notes WHERE json_type(frontmatter::JSON) = 'OBJECT')
+               GROUP BY k ORDER BY k"""
+        ).fetchall()
+        return [(r[0], int(r[1]), json.loads(r[2]) if r[2] is not None else None) for r in rows]

@@ -20,19 +20,19 @@ def tasks_list(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     if status not in _NAMED and len(status) != 1:
         raise ValidationError("status must be todo, done, all or one character", field="status")
     path = resolve_note(parts, args["note"]) if args.get("note") else None
-    found = parts.store.tasks(
+    found, total = parts.store.tasks(
         status=None if status in _NAMED else status,
         done=_NAMED.get(status),
         path=path,
         due_before=args.get("dueBefore"),
+        limit=args["limit"],
     )
-    results = [{k: v for k, v in t.items() if v != ""} for t in found[: args["limit"]]]
+    results = [{k: v for k, v in t.items() if v != ""} for t in found]
     return ok(
         results=results,
         count=len(results),
-        total=len(found),
-        message=f"{len(found)} task(s)"
-        + (f", {len(results)} shown" if len(found) > len(results) else ""),
+        total=total,
+        message=f"{total} task(s)" + (f", {len(results)} shown" if total > len(results) else ""),
     )
 
 
