@@ -4,7 +4,6 @@ does not follow; nearest note first), tasks, tags and properties."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -191,14 +190,3 @@ class VaultFacts:
             {"q": text.lower(), "f": folder.strip("/")},
         ).fetchall()
         return [r[0] for r in rows]
-
-    def property_counts(self) -> list[tuple[str, int, Any]]:
-        """(property name, notes having it, one of its values) over the vault."""
-        rows = self.con.execute(
-            """SELECT k, count(*), any_value(json_extract(
-                   fm, '$."' || replace(replace(k, '\\', '\\\\'), '"', '\\"') || '"')::VARCHAR)
-               FROM (SELECT frontmatter::JSON AS fm, unnest(json_keys(frontmatter::JSON)) AS k
-                     FROM notes WHERE json_type(frontmatter::JSON) = 'OBJECT')
-               GROUP BY k ORDER BY k"""
-        ).fetchall()
-        return [(r[0], int(r[1]), json.loads(r[2]) if r[2] is not None else None) for r in rows]

@@ -62,10 +62,7 @@ def properties(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     path = resolve_note(parts, args["note"]) if args.get("note") else None
     counts: Counter[str] = Counter()
     seen: dict[str, Any] = {}
-    if path is None:  # counted in SQL: 10k notes' properties never come to Python
-        for key, n, value in parts.store.property_counts():
-            counts[key], seen[key] = n, value
-    for _, raw in parts.store.frontmatters(path) if path is not None else ():
+    for _, raw in parts.store.frontmatters(path):
         for key, value in (json.loads(raw) or {}).items():
             counts[key] += 1
             seen.setdefault(key, value)
