@@ -1,9 +1,9 @@
 -- Schema 8: what Obsidian's own commands answer (issue 29). Each link's form (a wikilink, a
 -- markdown link, or a relation key's bare value, which Obsidian does not read as a link), and
 -- the vault's tasks: `- [c] text` list items with the Tasks plugin's and Dataview's fields.
-ALTER TABLE links ADD COLUMN form VARCHAR DEFAULT 'wiki';
+ALTER TABLE links ADD COLUMN IF NOT EXISTS form VARCHAR DEFAULT 'wiki';
 
-CREATE TABLE tasks (
+CREATE TABLE IF NOT EXISTS tasks (
     entity_id  VARCHAR NOT NULL,
     line       INTEGER NOT NULL,  -- 1-based line of the file
     status     VARCHAR NOT NULL,  -- the character between the brackets
