@@ -16,5 +16,5 @@ CREATE TABLE IF NOT EXISTS tasks (
     recurrence VARCHAR NOT NULL
 );
 
--- Markdown links and tasks are read from the notes: make the next pass re-read every note.
-UPDATE notes SET size = -1, file_hash = '';
+-- Markdown links and tasks are read from the notes: the next pass re-reads every note, as the
+-- link rule's version (kbtui.vault.names.ID_RULE_VERSION) changed with this schema.
