@@ -10,8 +10,8 @@ from typing import Any
 
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
-from kbtui.vault.attachments import Attachments
 from kbtui.vault.edit.write import inside
+from kbtui.vault.linked_files import Attachments
 
 KINDS = ("backlinks", "links", "unresolved", "orphans", "deadends")
 
