@@ -33,7 +33,9 @@ LINK_TOOLS = {
             "Rename or move an entity's note; every link to it (body and frontmatter, any "
             "form: [[Old]], [[Old|label]], [[Old#Heading]], ![[Old]], path forms, other "
             "case) is rewritten, labels and headings kept. All files change or none. Use "
-            "dryRun to see the changes first.",
+            "dryRun to see the changes first. A name another note already answers to is "
+            "refused unless force; the answer's retargeted lists links that would change "
+            "target.",
             {
                 "entityId": _entity_id("The entity to rename, e.g. person:ines_duarte."),
                 "newName": Param(
@@ -44,6 +46,7 @@ LINK_TOOLS = {
                     max_length=300,
                 ),
                 "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
+                "force": Param("boolean", "Take a name another note answers to.", default=False),
             },
             {
                 "entity": None,
@@ -51,6 +54,7 @@ LINK_TOOLS = {
                 "newPath": None,
                 "filesChanged": [],
                 "linksRewritten": 0,
+                "retargeted": [],
             },
         ),
     )

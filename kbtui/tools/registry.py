@@ -28,6 +28,7 @@ from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
 from kbtui.tools.link_contracts import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.rename import Renamer
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
 
@@ -86,7 +87,7 @@ TOOLS: dict[str, Tool] = {
             KG_TOOLS["kg_find_duplicates"], lambda t, a: graph_extract.duplicates_tool(t.graph, a)
         ),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
-        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.links.kg_rename_entity(a)),
+        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
         _app("app_facets", browse.facets),
@@ -114,6 +115,7 @@ class Toolset:
     writer: GraphWriter
     kb: KbTools
     links: LinkTools
+    renamer: Renamer
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
@@ -121,6 +123,7 @@ class Toolset:
         self.writer = GraphWriter(self.graph)
         self.kb = KbTools(parts, self.graph)
         self.links = LinkTools(self.writer)
+        self.renamer = Renamer(self.writer)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""

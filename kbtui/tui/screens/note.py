@@ -278,18 +278,29 @@ class NoteScreen(KbScreen):
             self.rename(self.entity_id, name, dry_run=True)
 
     @work(thread=True, group="rename")
-    def rename(self, entity_id: str, name: str, dry_run: bool) -> None:
-        """A dry run shows what would change and asks; only a confirmed run writes."""
-        args = {"entityId": entity_id, "newName": name, "dryRun": dry_run}
+    def rename(self, entity_id: str, name: str, dry_run: bool, force: bool = False) -> None:
+        """A dry run shows what would change and asks; only a confirmed run writes. A name
+        another note answers to is refused; the forced dry run then shows every link that
+        would change target, and only a deliberate `y` takes the name."""
+        args = {"entityId": entity_id, "newName": name, "dryRun": dry_run, "force": force}
         answer = self.kb.tool("kg_rename_entity", args)
+        error = answer.get("error") or {}
+        if not answer.get("ok") and dry_run and not force and _name_taken(answer):
+            refusal = str(answer.get("message"))
+            args["force"] = True
+            answer = self.kb.tool("kg_rename_entity", args)
+            if answer.get("ok"):
+                answer["refusal"] = refusal
+                force = True
+            error = answer.get("error") or {}
         if not answer.get("ok"):
-            message = str(answer.get("message"))
+            message = str(answer.get("message") or error.get("message"))
             self.app.call_from_thread(self.notify, message, severity="error")
         elif dry_run:
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self.rename(entity_id, name, dry_run=False)
+                    self.rename(entity_id, name, dry_run=False, force=force)
 
             self.app.call_from_thread(self.app.push_screen, ConfirmRename(answer), confirmed)
         else:
@@ -301,3 +312,9 @@ class NoteScreen(KbScreen):
         self.history = [new_id if h == old_id else h for h in self.history]
         self.entity_id = new_id
         self.load(new_id)
+
+
+def _name_taken(answer: dict[str, Any]) -> bool:
+    """The rename was refused only because another note answers to the new name."""
+    error = answer.get("error") or {}
+    return answer.get("error_type") == "ConflictError" and error.get("field") == "newName"
