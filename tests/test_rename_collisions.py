@@ -97,3 +97,32 @@ def test_cli_mv_refuses_then_forces(crowded: VaultRuntime) -> None:
     assert got.exit_code == 0, got.output
     assert "refs/pointer.md:3: See [[Gizmo]]." in got.output
     assert snapshot(vault) == before
+
+
+# -- item 2: a refusal says why; a path that stays inside the vault is taken as meant ------
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("concepts/", "ends with '/': that names a folder, and the note's file name"),
+        ("a//b", "empty folder name between two '/'"),
+        ("concepts/../../x", "its '..' climbs above the vault's top folder"),
+        ("/etc/x", "starts with '/', which would leave the vault"),
+    ],
+)
+def test_refusals_say_why(crowded: VaultRuntime, name: str, why: str) -> None:
+    before = snapshot(crowded.settings.vault)
+    got = crowded.call("kg_rename_entity", {"entityId": "concept:widget_theory", "newName": name})
+    assert got["ok"] is False and got["error"]["field"] == "newName"
+    assert why in got["message"], got["message"]
+    assert snapshot(crowded.settings.vault) == before
+
+
+def test_a_path_through_dotdot_inside_the_vault_is_what_it_means(crowded: VaultRuntime) -> None:
+    vault = crowded.settings.vault
+    args = {"entityId": "concept:widget_theory", "newName": "people/../refs/Widgets"}
+    dry = crowded.call("kg_rename_entity", {**args, "dryRun": True})
+    assert dry["ok"] and dry["newPath"] == "refs/Widgets.md", dry
+    assert "'people/../refs/Widgets' means refs/Widgets" in dry["message"]
+    done = crowded.call("kg_rename_entity", args)
+    assert done["ok"] and (vault / "refs" / "Widgets.md").exists()
+    assert not (vault / "people" / "..refs").exists()

@@ -28,15 +28,25 @@ def new_vault_path(vault: Path, old_path: str, raw: str) -> tuple[str, str | Non
             '(none of \\ : * ? " < > | # ^ [ ] or control characters)',
             field="newName",
         )
-    parts = name.split("/")
-    if name.startswith("/") or any(p.strip() in ("", ".", "..") for p in parts):
-        raise ValidationError(f"newName {raw!r} would leave the vault", field="newName")
+    if name.endswith("/"):
+        raise ValidationError(
+            f"newName {raw!r} ends with '/': that names a folder, and the note's file name "
+            "after it is empty (write folder/name)",
+            field="newName",
+        )
+    if name.startswith("/"):
+        raise ValidationError(
+            f"newName {raw!r} starts with '/', which would leave the vault: give the path "
+            "from the vault's top folder, without the leading '/'",
+            field="newName",
+        )
+    parts, meant = _normalised(raw, name.split("/"))
     if any(p.startswith(".") or p != p.strip() for p in parts):
         raise ValidationError(
             "newName parts cannot start with '.' (hidden: never indexed) or a space",
             field="newName",
         )
-    if len(parts) == 1 and "/" in old_path:
+    if "/" not in name and "/" in old_path:  # a bare name: the note stays in its folder
         parts = [*old_path.split("/")[:-1], name]
     new_path = "/".join(parts) + ".md"
     target = vault / new_path
@@ -46,4 +56,32 @@ def new_vault_path(vault: Path, old_path: str, raw: str) -> tuple[str, str | Non
         raise ValidationError(f"the note is already named {new_path}", field="newName")
     if target.exists() or target.is_symlink():
         raise ValidationError(f"{new_path} already exists", field="newName")
-    return new_path, None
+    return new_path, meant
+
+
+def _normalised(raw: str, parts: list[str]) -> tuple[list[str], str | None]:
+    """The path's parts with `.` and `..` worked out (`People/../References/X` means
+    `References/X`), and what it means when that differs; VALIDATION when a `..` climbs
+    above the vault or a part is empty."""
+    out: list[str] = []
+    for part in parts:
+        if part.strip() == "":
+            raise ValidationError(
+                f"newName {raw!r} has an empty folder name between two '/'", field="newName"
+            )
+        if part.strip() == ".":
+            continue
+        if part.strip() == "..":
+            if not out:
+                raise ValidationError(
+                    f"newName {raw!r} would leave the vault: its '..' climbs above the vault's "
+                    "top folder",
+                    field="newName",
+                )
+            out.pop()
+            continue
+        out.append(part)
+    if not out:
+        raise ValidationError(f"newName {raw!r} names no file", field="newName")
+    meant = "/".join(out)
+    return out, (f"{raw.strip()!r} means {meant}" if out != parts else None)
