@@ -168,11 +168,15 @@ def links() -> None:
 @vault_option
 @click.argument("entity_ref", metavar="[ENTITY]", required=False)
 @click.option("--limit", default=20, show_default=True, type=int, help="1-100 suggestions.")
+@click.option("--offset", default=0, show_default=True, type=int, help="Skip this many.")
 @json_option
-def suggest(vault: str | None, entity_ref: str | None, limit: int, as_json: bool) -> None:
-    """kg_suggest_links: where notes name ENTITY (or any entity) without linking it."""
+def suggest(
+    vault: str | None, entity_ref: str | None, limit: int, offset: int, as_json: bool
+) -> None:
+    """kg_suggest_links: where notes name ENTITY (or any entity) without linking it; the
+    total is in the last line, --offset pages through it."""
     with opened_vault(vault, need_model=False) as kb:
-        args: dict[str, Any] = {"limit": limit}
+        args: dict[str, Any] = {"limit": limit, "offset": offset}
         if entity_ref:
             args["entityId"] = resolve(kb, entity_ref)
         response = kb.call("kg_suggest_links", args)

@@ -59,7 +59,7 @@ class LinkTools:
 
     # -- kg_suggest_links -----------------------------------------------------------------
     def kg_suggest_links(self, args: dict[str, Any]) -> dict[str, Any]:
-        entity_id, limit = args["entityId"], args["limit"]
+        entity_id, limit, offset = args["entityId"], args["limit"], args["offset"]
         paths = self.store.note_paths()
         if entity_id:
             row = self.graph.require(entity_id)
@@ -76,13 +76,17 @@ class LinkTools:
             # longer names are the more certain suggestions
             suggestions.sort(key=lambda s: (-len(s["text"]), s["filePath"], s["line"]))
         total = len(suggestions)
-        suggestions = suggestions[:limit]
+        suggestions = suggestions[offset : offset + limit]
         where = f" of {entity_id}" if entity_id else ""
+        shown = f"; showing {offset + 1}-{offset + len(suggestions)}" if suggestions else ""
+        if total and not suggestions:
+            shown = f"; none from offset {offset}"
         return ok(
             suggestions=suggestions,
             count=len(suggestions),
             totalFound=total,
-            message=f"Found {total} unlinked mention(s){where}",
+            offset=offset,
+            message=f"Found {total} unlinked mention(s){where}{shown}",
         )
 
     def note_mentions(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +94,8 @@ class LinkTools:
         entities this note names without linking them (outgoing)."""
         entity_id, limit = args["entityId"], args["limit"]
         row = self.graph.require(entity_id)
-        incoming = self.kg_suggest_links({"entityId": entity_id, "limit": limit})["suggestions"]
+        incoming = self.kg_suggest_links({"entityId": entity_id, "limit": limit, "offset": 0})
+        incoming = incoming["suggestions"]
         owners = _unambiguous(self.store.name_owners())
         linked = self.store.linked_pairs()
         outgoing = self._scan(owners, [(entity_id, row["path"])], linked, every=True)

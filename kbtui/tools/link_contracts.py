@@ -25,8 +25,11 @@ LINK_TOOLS = {
             {
                 "entityId": _entity_id("Only mentions of this entity.", required=False),
                 "limit": Param("integer", "Max suggestions.", default=20, minimum=1, maximum=100),
+                "offset": Param(
+                    "integer", "Skip this many (page with totalFound).", default=0, minimum=0
+                ),
             },
-            {"suggestions": [], "count": 0},
+            {"suggestions": [], "count": 0, "totalFound": 0},
         ),
         ToolSpec(
             "kg_rename_entity",
