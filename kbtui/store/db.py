@@ -178,7 +178,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                     graph_paths.rebuild(self.con)
                 self.set_meta("schema_version", str(number))
         self._ensure_index_id()
-        self._check_graph_keys()
+        self._check_graph()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

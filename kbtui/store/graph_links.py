@@ -28,6 +28,9 @@ REL_TYPES = {
     "blocks": "BLOCKS",
     "contradicts": "CONTRADICTS",
 }
+# Bump when a link turns into a relationship differently: an index opened by this kbtui
+# derives its relationships again, once (2: a property's label is the property's name).
+RELATION_RULE = "2"
 NAME_PRIORITY = {"id": 0, "path": 1, "stem": 2, "title": 3, "alias": 4}
 _TYPE_CASE = (
     "CASE l.rel "
@@ -38,7 +41,7 @@ _LABEL_CASE = (
     "CASE WHEN l.rel IN ("
     + ", ".join(f"'{k}'" for k in REL_TYPES if k != "embeds")
     + ") THEN nullif(l.label, '') WHEN l.rel = 'embeds' THEN 'embeds' "
-    "ELSE coalesce(nullif(l.label, ''), l.rel) END"
+    "ELSE l.rel END"  # `related: [[X|Steph]]` is `related`; the link's own label is a display
 )
 
 
