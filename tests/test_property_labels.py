@@ -11,7 +11,10 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 
-NOTE = '---\nrelated: "[[maya_okafor|Maya]]"\nrelated_to: "[[rust|the language]]"\n---\nSee [[daniel_cho|Dan]].\n'
+NOTE = (
+    '---\nrelated: "[[maya_okafor|Maya]]"\nrelated_to: "[[rust|the language]]"\n---\n'
+    "See [[daniel_cho|Dan]].\n"
+)
 
 
 def labels(store: Store) -> set[tuple[str, str, str]]:
@@ -43,7 +46,8 @@ def test_an_index_derived_by_the_old_rule_is_relabelled_at_open(settings: Settin
     store = Store(settings.db_path)
     Indexer(settings, store, HashEmbedder()).run(embed=False)
     store.con.execute(
-        "UPDATE relationships SET label = 'Maya' WHERE source_id = 'note:props' AND label = 'related'"
+        "UPDATE relationships SET label = 'Maya' "
+        "WHERE source_id = 'note:props' AND label = 'related'"
     )
     store.set_meta("relation_rule", "1")
     store.close()
