@@ -11,7 +11,9 @@ from typing import Any
 from kbtui.tools.catalog import GRAPH_READS
 
 FIRST_READ_WAIT = 5.0  # seconds an early question waits for the first pass to read the vault
-WITH_INDEX_STATE = frozenset({"kb_search", "knowledge_query", *GRAPH_READS, "kg_find_duplicates"})
+WITH_INDEX_STATE = frozenset(
+    {"kb_search", "app_search", "knowledge_query", *GRAPH_READS, "kg_find_duplicates"}
+)
 _RESULT_KEYS = ("results", "entities", "path", "duplicates")
 
 

@@ -22,6 +22,9 @@ VOICE_TOP_K = 3
 WAITING_SHARE = 0.10
 
 
+NOT_INITIALIZED = "KB not initialized: no notes are indexed yet; run `kbtui index`"
+
+
 class KbTools:
     """The note-level tools; `graph` records which entities were shown and used."""
 
@@ -69,6 +72,8 @@ class KbTools:
             voice_mode=voice,
             mode=mode,
         )
+        if not results and self.store.note_count() == 0:  # spec 001: still ok, and empty
+            note = NOT_INITIALIZED
         if note:
             answer["message"] = note
         return answer
@@ -96,9 +101,7 @@ class KbTools:
         note = self.store.note(entity_id)
         if note is None:
             if self.store.note_count() == 0:
-                raise NotFoundError(
-                    "KB not initialized: no notes are indexed yet; run `kbtui index`"
-                )
+                raise NotFoundError(NOT_INITIALIZED)
             raise NotFoundError(f"Entity '{entity_id}' not found in KB")
         self.graph.used([entity_id])
         chunks = self.store.note_chunks(entity_id)
