@@ -163,6 +163,7 @@ class Indexer:
         # text pass from then on (kbtui.indexing.embedding) instead of after every note.
         paths_todo = recent_first(todo)
         beside: PendingEmbeddings | None = None
+        bytes_left, bytes_done = sum(s.size for s in paths_todo), 0  # the embed bar's total
         try:
             for i, j in groups(len(paths_todo), self.write_batch):
                 group = paths_todo[i:j]
@@ -171,11 +172,13 @@ class Indexer:
                 with self.lock:
                     self.store.write_notes(writes)
                 self.progress("write", j, len(paths_todo))
+                bytes_done += sum(s.size for s in group)
                 if beside is not None:
                     beside.check()
-                    beside.written()
+                    beside.written(bytes_done, bytes_left - bytes_done)
                 elif embed and self.embedder is not None and j < len(paths_todo):
                     beside = self._pending_embeddings()
+                    beside.written(bytes_done, bytes_left - bytes_done)
                     beside.start()
             broken = {s.path for s in report.skipped}
             gone = {p: scope[p] for p in scope if p not in files or p in broken}
