@@ -34,9 +34,7 @@ def test_a_property_link_is_labelled_by_its_property(settings: Settings, store: 
         ("person:daniel_cho", "REFERENCES", "Dan"),  # body links: the link's label
     }
     store.close()
-    got = CliRunner().invoke(
-        main, ["neighbors", "note:props", "--vault", str(settings.vault)], env={"COLUMNS": "200"}
-    )
+    got = CliRunner().invoke(main, ["neighbors", "note:props", "--vault", str(settings.vault)])
     assert got.exit_code == 0 and "RELATED_TO (related)" in got.output, got.output
     assert "(Maya)" not in got.output
 

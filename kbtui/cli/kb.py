@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from kbtui.cli.common import emit, err, json_option, opened_vault, out, vault_option
+from kbtui.cli.common import emit, err, json_option, opened_vault, out, piped, vault_option
 
 # Rich's Markdown, Table and Text are imported inside the commands that print them: loading
 # this module (every `kbtui` start, `--version` included) stays cheap.
@@ -83,7 +83,10 @@ def get(vault: str | None, entity_id: str, as_json: bool) -> None:
         f"[bold]{response['title']}[/]  [dim]{response['id']} · {meta['file_path']} · "
         f"{response['chunks_count']} chunks[/]"
     )
-    out().print(Markdown(response["content"]))
+    if piped():  # the note as written: a pipe wants its lines, not a terminal rendering
+        click.echo(response["content"])
+    else:
+        out().print(Markdown(response["content"]))
 
 
 @click.command()
