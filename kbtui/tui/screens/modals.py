@@ -122,7 +122,8 @@ class ConfirmRename(ModalScreen[bool]):
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key of every screen, from the bindings themselves so it cannot go stale."""
+    """Every key of every screen, from the bindings themselves so it cannot go stale (a
+    binding's tooltip, when it has one, says more than the footer's word)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,q,question_mark", "dismiss(None)", "Close", id="help.close")
@@ -143,7 +144,7 @@ class HelpScreen(ModalScreen[None]):
                     keys = ", ".join(
                         self.app.get_key_display(Binding(k, "")) for k in binding.key.split(",")
                     )
-                    table.add_row(Text(keys), Text(binding.description))
+                    table.add_row(Text(keys), Text(binding.tooltip or binding.description))
             parts += [Text(title, style="bold underline"), table, Text()]
         parts.append(Text("ctrl+p opens the command palette. Escape closes this.", style="dim"))
         with VerticalScroll(id="dialog"):

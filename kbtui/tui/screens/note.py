@@ -39,7 +39,21 @@ class NoteScreen(KbScreen):
     """One note at a time; following a link keeps the previous one in `history`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,backspace", "back", "Back", id="note.back"),
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            tooltip="Back; in a side panel: to the note's text",
+            id="note.back",
+        ),
+        Binding(
+            "backspace",
+            "back",
+            "Back",
+            tooltip="Back, from a side panel too",
+            show=False,
+            id="note.back_key",
+        ),
         Binding("e", "edit", "Edit", id="note.edit"),
         Binding("g", "graph", "Graph", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
@@ -56,6 +70,7 @@ class NoteScreen(KbScreen):
         self.note: dict[str, Any] | None = None
         self.mentions: list[dict[str, Any]] = []
         self._details_for: str | None = None  # the note the card and related panels show
+        self._mentions_for: str | None = None  # the note the mentions panel shows
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="note-title")
@@ -93,14 +108,30 @@ class NoteScreen(KbScreen):
             return
         self.history.append(self.entity_id)
         self.entity_id = entity_id
+        self._read_from_top()
         self.load(entity_id)
 
     def action_back(self) -> None:
         if self.history:
             self.entity_id = self.history.pop()
+            self._read_from_top()
             self.load(self.entity_id)
         else:
             self.dismiss()
+
+    def _read_from_top(self) -> None:
+        """Another note: the focus on its text, so Escape walks back through the history."""
+        self.set_focus(self.query_one("#note-body-scroll"))
+
+    def action_leave(self) -> None:
+        """Escape in a side panel goes back to the note's text; on the text, back. Leaving
+        the note from a panel sent the next keys (meant for the note) to the search box."""
+        focused = self.focused
+        body = self.query_one("#note-body-scroll")
+        if focused is not None and focused is not body and focused.id != "note-body":
+            self.set_focus(body)
+            return
+        self.action_back()
 
     def action_focus_panel(self, widget_id: str) -> None:
         # At once, not deferred like Widget.focus(): "l" then Enter typed fast must follow.
@@ -139,6 +170,8 @@ class NoteScreen(KbScreen):
         # The note is drawn before the calls that keep a CPU (and the GIL) busy for seconds
         # the first time: drawing it beside them took 1.6 s instead of a tenth of that.
         drawn.wait(DRAW_WAIT)
+        if mentions:
+            self.app.call_from_thread(self.load_mentions, entity_id)
         chunk = self.kb.tool(
             "get_chunk",
             {
@@ -148,12 +181,22 @@ class NoteScreen(KbScreen):
             },
         )
         self.post_message(NoteDetails(entity_id, chunk))
-        if mentions:
-            found = self.kb.tool("app_note_mentions", {"entityId": entity_id})
-            self.app.call_from_thread(self._show_mentions, entity_id, found)
+
+    @work(thread=True, exclusive=True, group="note-mentions")
+    def load_mentions(self, entity_id: str) -> None:
+        """The unlinked mentions (a scan of the vault's files) on their own thread: behind
+        the card and related passages (whose first call loads every vector) the panel stayed
+        empty for seconds."""
+        found = self.kb.tool("app_note_mentions", {"entityId": entity_id})
+        self.app.call_from_thread(self._show_mentions, entity_id, found)
 
     def _show_mentions(self, entity_id: str, found: dict[str, Any]) -> None:
-        if entity_id != self.entity_id or not found.get("ok"):
+        if entity_id != self.entity_id:
+            return
+        self._mentions_for = entity_id
+        if not found.get("ok"):
+            failed = Text(f"✗ {found.get('message')}", style="red")
+            self.query_one("#note-mentions", EntityList).show([], empty=str(failed))
             return
         self.mentions = [*found["incoming"], *found["outgoing"]]
         options = []
@@ -213,6 +256,8 @@ class NoteScreen(KbScreen):
             for widget_id in ("#note-card", "#note-cluster"):
                 self.query_one(widget_id, Static).update(Text("…", style="dim"))
             self.query_one("#note-related", EntityList).show([], empty="…")
+            if self._mentions_for != message.entity_id:  # not already there
+                self.query_one("#note-mentions", EntityList).show([], empty="…")
 
     @on(NoteDetails)
     def _details(self, message: NoteDetails) -> None:
