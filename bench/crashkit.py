@@ -10,9 +10,9 @@ death. The child only picks *when* to die:
 - ``txn``: inside an open transaction, right after one of its statements;
 - ``checkpoint``: while DuckDB runs a CHECKPOINT forced after a commit;
 - ``embed``: in the middle of embedding a batch;
-- ``fs:<name>``: just before a call of os.<name> in kbtui.vault.write (fdopen, link,
+- ``fs:<name>``: just before a call of os.<name> in kbtui.vault.edit.write (fdopen, link,
   replace, fsync): between the steps of an atomic note write;
-- ``side``: just before a side file of the search indexes (kbtui/store/side_arrays.py) is
+- ``side``: just before a side file of the search indexes (kbtui/store/side/arrays.py) is
   renamed into place, its temporary file written.
 
 An index child also opens the search indexes before and after its pass, so their side files
@@ -50,7 +50,7 @@ from kbtui.search.keyword_index import KeywordIndex  # noqa: E402
 from kbtui.search.service import SearchService  # noqa: E402
 from kbtui.search.vector_index import VectorIndex  # noqa: E402
 from kbtui.store import Store  # noqa: E402
-from kbtui.store.verify import Snapshot  # noqa: E402
+from kbtui.store.file.verify import Snapshot  # noqa: E402
 from kbtui.tokenize import query_terms  # noqa: E402
 
 FAULTS = ("timer", "commit", "txn", "checkpoint", "embed", "side")
@@ -105,7 +105,7 @@ class FaultyEmbedder:
 
 
 class FaultyOs:
-    """os for kbtui.vault.write, dying just before a randomly chosen call of one function."""
+    """os for kbtui.vault.edit.write, dying just before a randomly chosen call of one function."""
 
     def __init__(self, name: str, p: float, rng: random.Random) -> None:
         self._name, self._p, self._rng = name, p, rng
@@ -148,11 +148,11 @@ def _child(argv: list[str]) -> int:
     if fault == "embed":
         embedder = FaultyEmbedder(embedder, opts.p, rng)
     if fault.startswith("fs:"):
-        import kbtui.vault.write as write
+        import kbtui.vault.edit.write as write
 
         setattr(write, "os", FaultyOs(fault[3:], opts.p, rng))  # noqa: B010
     if fault == "side":
-        import kbtui.store.side_arrays as side
+        import kbtui.store.side.arrays as side
 
         setattr(side, "os", FaultyOs("replace", opts.p, rng))  # noqa: B010
     if opts.mode == "index":
@@ -216,7 +216,7 @@ def side_file_differences(vault: Path) -> list[str]:
 
 
 def facts_differences(vault: Path) -> list[str]:
-    """Where an open's facts (kbtui/store/open_facts.py: recorded by the last clean close,
+    """Where an open's facts (kbtui/store/vectors/open_facts.py: recorded by the last clean close,
     or read) differ from a read of the vector column."""
     store = Store(Settings.for_vault(vault).db_path)
     try:

@@ -9,7 +9,7 @@ take most of an hour and measure the indexer instead. Half the relationships are
 (the worst case for a BFS: every hop multiplies the frontier by ~20), half attach to hubs.
 Prints p50/p95 of kg_find_path (maxHops 5 and 3, connected and unreachable pairs) and of
 kg_get_neighbors (both directions, limit 20), plus the load time. kg_find_path runs twice on
-the same calls: "sql" is the product (kbtui/store/graph_paths.py); "numpy" is the in-memory
+the same calls: "sql" is the product (kbtui/store/graph/paths.py); "numpy" is the in-memory
 BFS it replaced, kept as the test oracle (tests/graph_oracle.py), for a before/after in one
 run. Then one note is deleted (its relationships go; the store updates the path tables in
 that transaction) and the first path search after it is timed. --explain prints EXPLAIN
@@ -29,14 +29,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench_common import cpu_times, machine_note, percentiles
+from bench_common import REPO, cpu_times, machine_note, percentiles, timed_calls
+
+sys.path.insert(0, str(REPO))  # tests.graph_oracle
 
 from kbtui.config import Settings
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
-from kbtui.store.graph_paths import PATH_SQL
+from kbtui.store.graph.paths import PATH_SQL
 from tests import graph_oracle
 
 TYPES = ["person", "project", "organization", "technology", "concept"]
@@ -44,7 +44,7 @@ REL_TYPES = ["WORKS_ON", "MEMBER_OF", "USES", "DEPENDS_ON", "REFERENCES", "RELAT
 
 
 def load(store: Store, entities: int, relationships: int) -> None:
-    """Bench-only bulk load: SQL shaped like the indexer's rows (see kbtui/store/graph.py)."""
+    """Bench-only bulk load: SQL shaped like the indexer's rows (kbtui/store/graph/entities.py)."""
     con = store.con
     con.execute(
         f"""INSERT INTO notes
@@ -70,13 +70,7 @@ def load(store: Store, entities: int, relationships: int) -> None:
 
 
 def timed(kb: KnowledgeBase, calls: Sequence[tuple[str, Mapping[str, object]]]) -> list[float]:
-    samples = []
-    for name, args in calls:
-        t0 = time.perf_counter()
-        answer = kb.call(name, dict(args))
-        samples.append((time.perf_counter() - t0) * 1000)
-        assert answer["ok"], answer
-    return samples
+    return timed_calls(kb.call, calls)
 
 
 def numpy_engine(store: Store) -> Callable[[str, str, int], Any]:

@@ -10,7 +10,7 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
-from kbtui.store.hnsw import HnswSideIndex
+from kbtui.store.vectors.hnsw import HnswSideIndex
 from tests.conftest import copy_vault
 
 MODEL = HashEmbedder.model_id
@@ -47,7 +47,7 @@ def child_script(settings: Settings, body: str, code: int) -> str:
         import os, sys
         from pathlib import Path
         from kbtui.store import Store
-        from kbtui.store.hnsw import HnswSideIndex
+        from kbtui.store.vectors.hnsw import HnswSideIndex
         store = Store(Path({str(settings.db_path)!r}))
         index = HnswSideIndex(store, Path({str(settings.index_dir / SIDE)!r}), {MODEL!r})
         """)

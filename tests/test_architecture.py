@@ -6,7 +6,11 @@ Every import counts: module level, inside functions, and type-only (`if TYPE_CHE
   embed -> tokenize | embed_opt | cells | memory -> models | config. Packages of one layer
   do not import each other.
 - Only kbtui.store imports duckdb; only kbtui.tui imports textual.
+- Inside store, tools and vault, the rooms (sub-packages) keep an order too (ROOMS): a room
+  imports only lower rooms, never one beside it nor the modules that compose it (store.db's
+  Store, tools' table). Strict ranks leave no cycle between rooms. Every room has a place.
 - No import cycles among kbtui's modules outside the TUI.
+- No package directory holds more than MAX_MODULES modules: a bigger room is split by job.
 The checker runs on kbtui and, to show it can fail, on small trees with a wrong import.
 """
 
@@ -31,6 +35,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 ONLY = {"duckdb": "store", "textual": "tui"}  # third-party package -> the one package that may
+# Inside a package: its rooms (sub-packages) and named modules, lowest first. "*" is every other
+# module at the package's top: in store and tools they compose the rooms (the Store, the tool
+# table); in vault they read notes, and the edit room builds on them.
+ROOMS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "store": (("file",), ("side",), ("vectors", "graph", "queries"), ("*",)),
+    "tools": (("envelope",), ("params", "parts"), ("contracts",), ("graph",), ("*",)),
+    "vault": (("*",), ("edit",)),
+}
+FREE = ("tui",)  # Textual's screens and widgets message each other both ways
+MAX_MODULES = 15
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -72,9 +86,32 @@ def _package(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+def _room(module: str) -> str:
+    """The room of a module inside its package: a named room or module, else "*"."""
+    parts = module.split(".")
+    named = {n for layer in ROOMS.get(_package(module), ()) for n in layer}
+    return parts[2] if len(parts) > 2 and parts[2] in named else "*"
+
+
+def _room_rank(package: str, room: str) -> int:
+    return next(r for r, names in enumerate(ROOMS[package]) if room in names)
+
+
+def _unplaced(root: Path) -> list[str]:
+    """Rooms (sub-packages) that ROOMS does not place."""
+    problems = []
+    for folder in sorted(d for d in root.glob("*/*") if d.is_dir() and any(d.rglob("*.py"))):
+        package, room = folder.parent.name, folder.name  # with or without an __init__.py
+        if package in FREE:
+            continue
+        if room not in {n for layer in ROOMS.get(package, ()) for n in layer}:
+            problems.append(f"kbtui.{package}.{room} has no place in ROOMS")
+    return problems
+
+
 def check(root: Path = ROOT) -> list[str]:
     """Every broken rule, as 'file:line: what'."""
-    problems: list[str] = []
+    problems: list[str] = _unplaced(root)
     seen: set[tuple[int, str]] = set()
     graph: dict[str, set[str]] = {}
     for path in sorted(root.rglob("*.py")):
@@ -94,6 +131,13 @@ def check(root: Path = ROOT) -> list[str]:
                 continue
             theirs = _package(target)
             graph[here].add(target)
+            if theirs == mine and mine in ROOMS:
+                a, b = _room(here), _room(target)
+                if a != b and _room_rank(mine, b) >= _room_rank(mine, a):
+                    problems.append(
+                        f"{where}: {here} (room {a}) imports {target} (room {b}): "
+                        f"inside kbtui.{mine} imports go down the rooms only"
+                    )
             if theirs == mine or not theirs:
                 continue
             if mine not in RANK or theirs not in RANK:
@@ -164,6 +208,25 @@ def test_no_module_is_longer_than_400_lines() -> None:
     assert long == {}
 
 
+def crowded(root: Path = ROOT) -> dict[str, int]:
+    """Package directories holding more than MAX_MODULES modules (__init__ not counted)."""
+    counts = {
+        str(d.relative_to(root.parent)): len([p for p in d.glob("*.py") if p.name != "__init__.py"])
+        for d in {p.parent for p in root.rglob("*.py")}
+    }
+    return {d: n for d, n in counts.items() if n > MAX_MODULES}
+
+
+def test_no_package_holds_more_than_15_modules() -> None:
+    assert crowded() == {}
+
+
+def test_the_module_count_can_fail(tmp_path: Path) -> None:
+    files = {f"store/m{i}.py": "" for i in range(MAX_MODULES)}
+    assert crowded(_tree(tmp_path, files)) == {}
+    assert crowded(_tree(tmp_path, {**files, "store/one_more.py": ""})) == {"kbtui/store": 16}
+
+
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     root = tmp_path / "kbtui"
     for rel, text in {"__init__.py": "", **files}.items():
@@ -206,6 +269,39 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         ),
         ({"tools/a.py": "from . import b\n", "tools/b.py": "from .a import x\n"}, "import cycle"),
         ({"newroom/x.py": "from kbtui.models import M\n", "models.py": ""}, "has no layer"),
+        (  # a lower room of store importing a higher one
+            {
+                "store/file/pool.py": "from kbtui.store.side.arrays import A\n",
+                "store/side/arrays.py": "",
+            },
+            "inside kbtui.store imports go down the rooms only",
+        ),
+        (  # rooms of one rank, type-only
+            {
+                "store/graph/paths.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                "    from kbtui.store.vectors import hnsw\n",
+                "store/vectors/hnsw.py": "",
+            },
+            "inside kbtui.store imports go down the rooms only",
+        ),
+        (  # a room importing the module that composes it
+            {"store/vectors/hnsw.py": "from kbtui.store.db import Store\n", "store/db.py": ""},
+            "inside kbtui.store imports go down the rooms only",
+        ),
+        (  # a room importing its package's __init__
+            {"store/side/state.py": "from kbtui.store import StoreError\n"},
+            "inside kbtui.store imports go down the rooms only",
+        ),
+        (  # the tools' contracts importing a handler
+            {"tools/contracts/kb.py": "from kbtui.tools import kb\n", "tools/kb.py": ""},
+            "inside kbtui.tools imports go down the rooms only",
+        ),
+        (  # reading the vault importing the edit room
+            {"vault/parse.py": "from kbtui.vault.edit.write import w\n", "vault/edit/write.py": ""},
+            "inside kbtui.vault imports go down the rooms only",
+        ),
+        ({"store/cache/x.py": ""}, "kbtui.store.cache has no place in ROOMS"),
+        ({"search/ranking/x.py": ""}, "kbtui.search.ranking has no place in ROOMS"),
     ],
 )
 def test_the_checker_catches_a_wrong_import(
@@ -220,11 +316,26 @@ def test_the_checker_accepts_imports_that_go_down(tmp_path: Path) -> None:
         tmp_path,
         {
             "models.py": "",
-            "store/db.py": "import duckdb\nfrom kbtui.models import M\n",
+            "store/db.py": "import duckdb\nfrom kbtui.models import M\n"
+            "from kbtui.store.vectors.hnsw import H\nfrom kbtui.store.file import pool\n",
             "tools/kb.py": "from kbtui.store.db import Store\nfrom . import envelope\n",
             "tools/envelope.py": "",
             "tui/app.py": "import textual\nfrom kbtui.tui import widgets\n",
             "tui/widgets.py": "from kbtui.tui.app import App\n",  # the TUI may have rings
+            "tui/screens/note.py": "from kbtui.tui.app import App\n",  # and rooms of any order
+            "store/__init__.py": "from kbtui.store.file.recover import E\n",
+            "store/vectors/hnsw.py": "from kbtui.store.side.arrays import A\n"
+            "from kbtui.store.file.recover import E\nfrom kbtui.store.vectors import build\n",
+            "store/vectors/build.py": "",
+            "store/side/arrays.py": "from kbtui.store.file.pool import P\n",
+            "store/file/pool.py": "",
+            "store/file/recover.py": "",
+            "tools/params.py": "from kbtui.tools.envelope import ok\n",
+            "tools/contracts/kb.py": "from kbtui.tools.params import P\n",
+            "tools/graph/read.py": "from kbtui.tools.contracts import kb\n",
+            "tools/registry.py": "from kbtui.tools.graph import read\nfrom kbtui.tools import kb\n",
+            "vault/parse.py": "",
+            "vault/edit/write.py": "from kbtui.vault.parse import parse\n",
         },
     )
     assert check(root) == []

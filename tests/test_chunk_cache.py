@@ -1,4 +1,4 @@
-"""The in-RAM chunk rows (kbtui/store/chunk_cache.py) always say what the chunks table says."""
+"""The in-RAM chunk rows (kbtui/store/side/chunk_cache.py) always say what the chunks table says."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
-from kbtui.store.chunk_cache import ChunkCache, Texts
+from kbtui.store.side.chunk_cache import ChunkCache, Texts
 from tests.conftest import copy_vault
 
 

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from kbtui.store import Store, db
-from kbtui.store.clean_close import stamp_path
+from kbtui.store.file.clean_close import stamp_path
 from tests.conftest import REPO, insert_chunks
 
 

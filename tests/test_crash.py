@@ -16,7 +16,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
-from kbtui.vault.write import write_new_note
+from kbtui.vault.edit.write import write_new_note
 from tests.conftest import REPO, copy_vault
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -113,7 +113,7 @@ def test_a_killed_writes_temp_file_is_swept_by_the_next_write_only_when_stale(
 
 
 def test_killed_while_text_buffers_are_mapped_leaves_nothing_stale(tmp_path: Path) -> None:
-    """The chunk texts' temporary buffers (kbtui/store/chunk_cache.py) have no name: a
+    """The chunk texts' temporary buffers (kbtui/store/side/chunk_cache.py) have no name: a
     process killed with them mapped leaves no file behind but the checked side file
     (chunk_side.py), and the next open reads the same rows."""
     vault = copy_vault(tmp_path / "vault")
@@ -153,7 +153,7 @@ sys.stdin.read()  # held open, mapped, until killed
 
 
 def test_killed_while_writing_a_side_file_leaves_a_true_index(tmp_path: Path) -> None:
-    """The search indexes' side files (kbtui/store/side_arrays.py): a process killed between
+    """The search indexes' side files (kbtui/store/side/arrays.py): a process killed between
     writing one and renaming it into place leaves the previous file, which the next start
     catches up (or rebuilds), and a stray temporary file the next write removes."""
     vault = copy_vault(tmp_path / "vault")

@@ -15,7 +15,7 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
-from kbtui.store.hnsw import HnswSideIndex
+from kbtui.store.vectors.hnsw import HnswSideIndex
 from tests.conftest import copy_indexed
 
 SIDE = "vectors.hnsw.duckdb"

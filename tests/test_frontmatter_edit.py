@@ -6,7 +6,7 @@ import difflib
 
 import pytest
 
-from kbtui.vault.frontmatter_edit import FrontmatterEditError, add_to_list
+from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
 
 NOTE = """---
 id: person:x

@@ -19,7 +19,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store, StoreError
-from kbtui.store.hnsw import HnswSideIndex
+from kbtui.store.vectors.hnsw import HnswSideIndex
 from tests.hnsw_kit import (
     MODEL,
     SIDE,

@@ -1,6 +1,6 @@
 """The open's facts (which chunks have a vector, where the waiting ones start) recorded by a
-clean close (kbtui/store/open_facts.py): the next open reads no vector for them, and they are
-always what a read of the vector column gives. Real DuckDB files, the real indexer."""
+clean close (kbtui/store/vectors/open_facts.py): the next open reads no vector for them, and they
+are always what a read of the vector column gives. Real DuckDB files, the real indexer."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.search.keyword_index import KeywordIndex
 from kbtui.search.service import SearchService
 from kbtui.store import Store
-from kbtui.store.clean_close import facts_path, stamp_path
-from kbtui.store.embeddings import EmbeddingWrites
+from kbtui.store.file.clean_close import facts_path, stamp_path
+from kbtui.store.vectors.embeddings import EmbeddingWrites
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_a_reader_uses_the_record_and_leaves_it(
 def test_side_files_checked_once_are_not_read_again_until_they_change(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A clean close notes the side files whose checksum was read (side_arrays.SideChecks):
+    """A clean close notes the side files whose checksum was read (side.arrays.SideChecks):
     the next open maps them without reading every byte again (1M chunks: 1.6 GB from a cold
     disk). A file changed after the close (written in place: another mtime) is read in full
     again, found damaged and rebuilt, and the answers are a fresh build's."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from kbtui.tools.contracts.kb import KB_TOOLS
 from kbtui.tools.envelope import ValidationError, failure, guarded, ok
-from kbtui.tools.kb_contracts import KB_TOOLS
 
 
 def test_schemas_carry_the_specs_defaults_and_ranges() -> None:

@@ -17,7 +17,7 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
-from kbtui.store.verify import Snapshot
+from kbtui.store.file.verify import Snapshot
 from tests.conftest import REPO, VAULT_EXAMPLE, copy_indexed, open_runtime
 from tests.test_mcp import Mcp, open_session
 

@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from kbtui.vault.batch import FileEdit, read_text, write_all
-from kbtui.vault.relink import find_mentions, link_mention, name_pattern, retitle, rewrite_links
-from kbtui.vault.write import WriteError
+from kbtui.vault.edit.batch import FileEdit, read_text, write_all
+from kbtui.vault.edit.relink import (
+    find_mentions,
+    link_mention,
+    name_pattern,
+    retitle,
+    rewrite_links,
+)
+from kbtui.vault.edit.write import WriteError
 
 OLD = {"old note", "people/old note"}
 
@@ -191,7 +197,7 @@ def test_a_file_changed_meanwhile_stops_before_any_write(tmp_path: Path) -> None
 def test_a_note_is_scanned_only_when_every_word_of_a_name_is_in_it() -> None:
     """The cheap test before parsing: all of a name's words, not just its first (a name's
     non-ASCII words are not required: case folding may differ between re and str.lower)."""
-    from kbtui.vault.relink import words_of
+    from kbtui.vault.edit.relink import words_of
 
     names = name_pattern(["Have Replica Project", "Zoë Ström"])
     assert names is not None

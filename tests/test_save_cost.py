@@ -22,7 +22,7 @@ import pytest
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.search.clusters import assign
 from kbtui.store import Store
-from kbtui.store.clean_close import forget
+from kbtui.store.file.clean_close import forget
 
 # A statement that names the vector column reads it only for the chunks its cid condition
 # selects: the new ones (cid >= / BETWEEN), an id list (cid IN (...)) or one chunk (cid =).
@@ -195,7 +195,7 @@ def test_opening_reads_the_vector_column_once(
     count, the embedded ids and stats' count of the waiting chunks (1M chunks: 1.2-1.8 s
     each). One read answers all three; the waiting chunks' floor it sets keeps the later
     counts to the chunks past it. After a clean close, none: the close recorded the ids
-    and the floor beside the file (kbtui/store/open_facts.py), the same as the read gives;
+    and the floor beside the file (kbtui/store/vectors/open_facts.py), the same as the read gives;
     rows written by SQL outside the store's methods included."""
     path = tmp_path / "index.duckdb"
     store = Store(path)

@@ -1,4 +1,4 @@
-"""The search indexes' side files (kbtui/store/side_arrays.py): a start maps them instead of
+"""The search indexes' side files (kbtui/store/side/arrays.py): a start maps them instead of
 reading the store, and a file that is damaged, cut short, made from another state of the
 index or from an older copy of it is never used: it is rebuilt, and every search answers as
 a build from the store does ("delete the index and rebuild gives the same answers")."""
@@ -19,8 +19,8 @@ from kbtui.search.keyword_index import KeywordIndex
 from kbtui.search.vector_index import SIDE_FILE as VECTORS
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
-from kbtui.store.chunk_side import SIDE_FILE as CHUNKS
-from kbtui.store.side_arrays import FileArray, load_arrays, write_arrays
+from kbtui.store.side.arrays import FileArray, load_arrays, write_arrays
+from kbtui.store.side.chunk_side import SIDE_FILE as CHUNKS
 from kbtui.tokenize import query_terms
 from tests.test_chunk_cache import check_matches_table
 

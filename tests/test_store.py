@@ -12,9 +12,10 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.indexing.indexer import Indexer
-from kbtui.store import Store, StoreError, StoreLockedError, db, pool
-from kbtui.store.clean_close import forget
+from kbtui.store import Store, StoreError, StoreLockedError, db
 from kbtui.store.db import SCHEMA_VERSION, memory_limit
+from kbtui.store.file import pool
+from kbtui.store.file.clean_close import forget
 from tests.conftest import insert_chunks
 
 

@@ -112,7 +112,7 @@ def opened_vault(
     command with the model serves the others meanwhile), else never (a quick read).
     Reaching an owner loads neither DuckDB nor the model (tests/test_cli_imports.py)."""
     from kbtui.runtime.shared import open_vault_once
-    from kbtui.store.recover import StoreError
+    from kbtui.store.file.recover import StoreError
 
     settings = settings_for(vault)
 

@@ -19,7 +19,7 @@ from kbtui.search.service import SearchService
 from kbtui.search.topics import TopicService
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
-from kbtui.store.hnsw import HnswSideIndex
+from kbtui.store.vectors.hnsw import HnswSideIndex
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.registry import Toolset
 

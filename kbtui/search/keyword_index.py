@@ -5,10 +5,10 @@ BM25 in SQL took ~35 ms per query at 100k chunks; the same sums over sorted nump
 postings of chunks newer than the last one seen (a small delta) and marks vanished chunks dead;
 when the delta or the dead rows pass a quarter of the index, it is rebuilt from the store.
 
-A build is written to a side file next to the index (kbtui/store/side_arrays.py) and the next
+A build is written to a side file next to the index (kbtui/store/side/arrays.py) and the next
 start maps it instead of reading and sorting every posting (100k chunks: 0.68 s and a 200 MB
 peak): the arrays are the OS's page cache, and a query reads only its terms' postings (with
-pread, so that they do not stay in RSS: see side_arrays.py). Chunk
+pread, so that they do not stay in RSS: see store/side/arrays.py). Chunk
 ids are never reused, so a side file made earlier still describes every chunk it holds; the
 chunks written since come in as the delta and the ones deleted since are masked, as in a
 sync. Past STALE_FRACTION of either at start, the index is rebuilt and the file rewritten.
@@ -26,14 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbtui.store import Store
-from kbtui.store.side_arrays import Column, FileArray, load_arrays, mapped, write_arrays
-from kbtui.store.side_state import STALE_FRACTION
+from kbtui.store.side.arrays import Column, FileArray, load_arrays, mapped, write_arrays
+from kbtui.store.side.state import STALE_FRACTION
 
 BM25_K1 = 0.9
 BM25_B = 0.4
 REBUILD_FRACTION = 0.25
 SIDE_FILE = "keywords.arrays"
-READ = ("fingerprints", "rows", "tfs")  # read a term's run at a time, not mapped (side_arrays)
+READ = ("fingerprints", "rows", "tfs")  # read a term's run at once, not mapped (side/arrays.py)
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ exact is measured by bench/kb_latency.py and held by tests/test_search_real.py.
 Exact top-k is one mat-vec product and is the reference for recall; it serves narrowly
 filtered queries, whose allowed rows it scores directly, so a filter never shrinks the
 result below top_k. On vaults past `hnsw_min` chunks an approximate index (vss HNSW in a
-disposable side file, see kbtui/store/hnsw.py) answers instead, once it is built and in step
+disposable side file, see kbtui/store/vectors/hnsw.py) answers instead, once it is built and in step
 with the store: every unfiltered query, and a broad filter's when enough of its nearest pass.
 
-The matrix is written to a side file next to the index (kbtui/store/side_arrays.py) and the
+The matrix is written to a side file next to the index (kbtui/store/side/arrays.py) and the
 next start maps it rather than reading every vector from DuckDB (100k chunks: 0.9 s): its
 pages are the OS's page cache, not a copy in this process. Chunk ids are never reused, so a
 file made earlier holds the right vector for every chunk it has that still has one; the
@@ -41,9 +41,9 @@ from kbtui.memory import give_back_freed_memory
 from kbtui.models import EMBED_DIM
 from kbtui.search.keyword_index import REBUILD_FRACTION, row_mask
 from kbtui.store import Store
-from kbtui.store.hnsw_build import member
-from kbtui.store.side_arrays import FileRows, load_arrays, mapped, release, write_arrays
-from kbtui.store.side_state import STALE_FRACTION
+from kbtui.store.side.arrays import FileRows, load_arrays, mapped, release, write_arrays
+from kbtui.store.side.state import STALE_FRACTION
+from kbtui.store.vectors.hnsw_build import member
 
 log = logging.getLogger("kbtui.vectors")
 
@@ -62,7 +62,7 @@ FILTERED_ANN_MIN = 500_000
 FILTERED_N = 800  # neighbours asked of the index for a filter (ef grows with it)
 FILTERED_KEEP = 50  # fewer of them passing the filter: exact search instead
 SIDE_FILE = "vectors.f16.arrays"
-READ = ("fingerprints",)  # checked once at start: read, not mapped (side_arrays.py)
+READ = ("fingerprints",)  # checked once at start: read, not mapped (store/side/arrays.py)
 GATHER_READ = 4_096  # up to this many rows of the mapped matrix are read, not mapped
 
 

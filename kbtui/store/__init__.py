@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None  # type: ignore[assignment]
 
-from kbtui.store.recover import StoreDamagedError, StoreError, StoreLockedError
+from kbtui.store.file.recover import StoreDamagedError, StoreError, StoreLockedError
 
 if TYPE_CHECKING:
-    from kbtui.store.console import QueryRefused
     from kbtui.store.db import DatabaseError, Store
+    from kbtui.store.queries.console import QueryRefused
 
 
 def __getattr__(name: str) -> Any:
@@ -29,7 +29,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(db, name)
     if name == "QueryRefused":
-        from kbtui.store import console
+        from kbtui.store.queries import console
 
         return console.QueryRefused
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

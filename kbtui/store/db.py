@@ -1,6 +1,7 @@
-"""The DuckDB file: connection, extensions from pip packages, migrations, and every query.
+"""The Store: one open DuckDB file, composed of the rooms beside it (file, side, vectors, graph,
+queries); it connects, migrates and writes notes.
 
-This is the only module that imports duckdb. Callers get plain Python values and numpy arrays.
+Callers get plain Python values and numpy arrays.
 """
 
 from __future__ import annotations
@@ -18,27 +19,23 @@ import duckdb
 import numpy as np
 
 from kbtui.models import NoteWrite
-from kbtui.store import graph_paths, open_facts, pool
-from kbtui.store.browse import BrowseQueries
-from kbtui.store.chunk_cache import NOTE_COLUMNS
-from kbtui.store.clean_close import closed_cleanly, forget
-from kbtui.store.clean_close import record as record_clean_close
-from kbtui.store.embeddings import EmbeddingWrites
-from kbtui.store.extensions import extension_path
-from kbtui.store.graph import GraphStore, link_key
-from kbtui.store.link_queries import LinkQueries
-from kbtui.store.pool import CHECK_MEMORY, drop_table_pages, follow_growth, memory_limit
-from kbtui.store.reads import ReadQueries
-from kbtui.store.recover import (
-    StoreDamagedError,
-    StoreError,
-    check_tables,
-    classified,
-    set_aside,
-)
-from kbtui.store.side_arrays import SideChecks
-from kbtui.store.side_state import SideState
-from kbtui.store.verify import Snapshot, snapshot
+from kbtui.store.file import pool, recover
+from kbtui.store.file.clean_close import closed_cleanly, forget
+from kbtui.store.file.clean_close import record as record_clean_close
+from kbtui.store.file.extensions import extension_path
+from kbtui.store.file.pool import CHECK_MEMORY, drop_table_pages, follow_growth, memory_limit
+from kbtui.store.file.recover import check_tables
+from kbtui.store.file.verify import Snapshot, snapshot
+from kbtui.store.graph import paths as graph_paths
+from kbtui.store.graph.entities import GraphStore, link_key
+from kbtui.store.graph.link_queries import LinkQueries
+from kbtui.store.queries.browse import BrowseQueries
+from kbtui.store.queries.reads import ReadQueries
+from kbtui.store.side.arrays import SideChecks
+from kbtui.store.side.chunk_cache import NOTE_COLUMNS
+from kbtui.store.side.state import SideState
+from kbtui.store.vectors import open_facts
+from kbtui.store.vectors.embeddings import EmbeddingWrites
 
 SCHEMA_VERSION = 7
 NOTE_SELECT = ", ".join(
@@ -89,10 +86,10 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._open(read_only)
-        except StoreDamagedError as exc:
+        except recover.StoreDamagedError as exc:
             if read_only or not db_path.exists():
                 raise
-            self.recovered = set_aside(db_path, exc.__cause__ or exc)
+            self.recovered = recover.set_aside(db_path, exc.__cause__ or exc)
             self._open(read_only)
 
     def _open(self, read_only: bool) -> None:
@@ -105,7 +102,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.Error as exc:
-            raise classified(exc, self.path) from exc
+            raise recover.classified(exc, self.path) from exc
         try:
             # Give freed memory back to the OS within seconds (RSS at 100k chunks: 830 -> 520
             # MB); by default DuckDB keeps 128 MB per thread cached and returns it lazily.
@@ -132,14 +129,14 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             self.con.execute(f"SET memory_limit = '{limit}'")
         except duckdb.Error as exc:
             self.con.close()
-            raise classified(exc, self.path) from exc
+            raise recover.classified(exc, self.path) from exc
         except BaseException:
             self.con.close()
             raise
 
     def _check_and_read(self, checked: bool) -> None:
         if not checked:
-            check_tables(self.con)
+            check_tables(self.con)  # by name: tests count the checks
         self._read_at_open()
 
     def close(self) -> None:
@@ -155,7 +152,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 open_facts.record(self.path, *facts, self.side_checks.still_true(self.path.parent))
 
     def snapshot(self) -> Snapshot:
-        """Everything a rebuild must reproduce (kbtui.store.verify): for consistency checks."""
+        """Everything a rebuild must reproduce (kbtui.store.file.verify): for consistency checks."""
         return snapshot(self.con)
 
     def wal_limit(self, size: str) -> None:
@@ -167,7 +164,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
         version = int(self.meta("schema_version") or 0)
         if version > SCHEMA_VERSION:
-            raise StoreError(f"the index was written by a newer kbtui (schema {version})")
+            raise recover.StoreError(f"the index was written by a newer kbtui (schema {version})")
         scripts = resources.files("kbtui.store") / "migrations"
         for number in range(version + 1, SCHEMA_VERSION + 1):
             script = next(p for p in scripts.iterdir() if p.name.startswith(f"{number:03d}_"))

@@ -15,8 +15,8 @@ from typing import Any
 
 from kbtui.store import DatabaseError, QueryRefused
 from kbtui.tokenize import searchable
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, KB_SEARCH, ToolSpec
 from kbtui.tools.envelope import ValidationError, ok
-from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN, KB_SEARCH, ToolSpec
 from kbtui.tools.params import Param
 from kbtui.tools.parts import VaultParts
 

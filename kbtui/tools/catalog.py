@@ -3,9 +3,9 @@ needs (`kbtui search` through a running owner loads neither DuckDB nor the model
 
 from __future__ import annotations
 
-from kbtui.tools.graph_contracts import KG_TOOLS
-from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
-from kbtui.tools.link_contracts import LINK_TOOLS
+from kbtui.tools.contracts.graph import KG_TOOLS
+from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
+from kbtui.tools.contracts.links import LINK_TOOLS
 
 PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS}  # what MCP offers
 GRAPH_READS = (

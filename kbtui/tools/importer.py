@@ -14,8 +14,8 @@ from typing import Any
 from kbtui.indexing.indexer import MAX_NOTE_BYTES
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
+from kbtui.vault.edit.write import WriteError, render_note, safe_filename, write_new_note
 from kbtui.vault.parse import slug
-from kbtui.vault.write import WriteError, render_note, safe_filename, write_new_note
 
 IMPORT_TYPE = "document"
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from kbtui.models import SearchFilters
 from kbtui.search.service import Mode
+from kbtui.tools.contracts.kb import ENTITY_TYPES
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
-from kbtui.tools.graph import KnowledgeGraph
-from kbtui.tools.kb_contracts import ENTITY_TYPES
+from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
 

@@ -12,23 +12,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbtui.store import DatabaseError, StoreError
-from kbtui.tools import browse, graph_context, graph_extract
+from kbtui.tools import browse
 from kbtui.tools.browse import APP_TOOLS
 from kbtui.tools.catalog import GRAPH_READS, READS
 from kbtui.tools.catalog import PUBLISHED as CATALOGUE
 from kbtui.tools.chunk_view import get_chunk
+from kbtui.tools.contracts.graph import KG_TOOLS
+from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
+from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
-from kbtui.tools.graph import KnowledgeGraph
-from kbtui.tools.graph_contracts import KG_TOOLS
-from kbtui.tools.graph_links import LinkTools
-from kbtui.tools.graph_write import GraphWriter
+from kbtui.tools.graph import context, extract
+from kbtui.tools.graph.links import LinkTools
+from kbtui.tools.graph.read import KnowledgeGraph
+from kbtui.tools.graph.rename import Renamer
+from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
-from kbtui.tools.kb_contracts import KB_TOOLS, ToolSpec
-from kbtui.tools.link_contracts import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
-from kbtui.tools.rename import Renamer
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
 
@@ -72,20 +73,14 @@ TOOLS: dict[str, Tool] = {
         _graph("kg_get_context"),
         Tool(
             KG_TOOLS["kg_get_phase_context"],
-            lambda t, a: graph_context.kg_get_phase_context(t.graph, a),
+            lambda t, a: context.kg_get_phase_context(t.graph, a),
         ),
         _writer("kg_create_entity"),
         _writer("kg_create_relationship"),
         _writer("kg_merge_entities"),
-        Tool(
-            KG_TOOLS["kg_extract_from_text"], lambda t, a: graph_extract.extract_tool(t.writer, a)
-        ),
-        Tool(
-            KG_TOOLS["kg_extract_from_memory"], lambda t, a: graph_extract.extract_tool(t.writer, a)
-        ),
-        Tool(
-            KG_TOOLS["kg_find_duplicates"], lambda t, a: graph_extract.duplicates_tool(t.graph, a)
-        ),
+        Tool(KG_TOOLS["kg_extract_from_text"], lambda t, a: extract.extract_tool(t.writer, a)),
+        Tool(KG_TOOLS["kg_extract_from_memory"], lambda t, a: extract.extract_tool(t.writer, a)),
+        Tool(KG_TOOLS["kg_find_duplicates"], lambda t, a: extract.duplicates_tool(t.graph, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),

@@ -15,7 +15,7 @@ from textual.widgets import Input, Static, Tree
 from textual.widgets.option_list import Option
 
 from kbtui.cells import cell_safe
-from kbtui.tools.kb_contracts import ENTITY_ID_PATTERN
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN
 from kbtui.tui.widgets.results import EntityList, entity_option
 
 if TYPE_CHECKING:

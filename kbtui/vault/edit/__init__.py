@@ -1,0 +1,3 @@
+"""Writing the vault: new notes, several notes as one, a frontmatter field, link text.
+
+Every edit keeps the bytes it does not change; the reading modules (kbtui.vault) never write."""
