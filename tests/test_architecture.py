@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
     ("tokenize", "embed_opt", "cells", "memory"),
     ("embed", "vault", "graph", "store"),
-    ("search", "indexing"),
+    ("search", "indexing", "bases"),
     ("tools",),
     ("runtime",),
     ("mcp", "tui"),

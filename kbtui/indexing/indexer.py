@@ -24,6 +24,7 @@ from typing import Any
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.embedding import PendingEmbeddings
+from kbtui.indexing.files_sync import sync_files
 from kbtui.indexing.order import groups, recent_first
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
@@ -35,7 +36,7 @@ from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.plain import plain_text
-from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
+from kbtui.vault.scan import NotAFileError, is_ignored, read_note_bytes, scan_vault
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
@@ -149,7 +150,7 @@ class Indexer:
             report.skipped.extend(problems)
             self.files_seen = len(files)
         else:
-            files = _stat_files(self.settings.vault, paths)
+            files = _stat_files(self.settings.vault, [p for p in paths if not is_ignored(p)])
             scope = {p: known[p] for p in paths if p in known}
         force = stale_text and paths is None
         todo = self._to_read(files, known, report, force)
@@ -191,6 +192,7 @@ class Indexer:
             if paths is None:
                 with self.lock:
                     self.store.set_meta(INDEX_VERSION_KEY, version)
+            sync_files(self.settings, self.store, self.lock, report, paths)
             if beside is not None:
                 beside.finish()
         except BaseException:

@@ -7,6 +7,7 @@ from typing import Any
 
 from kbtui.models import SearchFilters
 from kbtui.search.service import Mode
+from kbtui.tools.base_search import base_document, base_hits
 from kbtui.tools.contracts.kb import ENTITY_TYPES
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.graph.read import KnowledgeGraph
@@ -30,6 +31,7 @@ class KbTools:
 
     def __init__(self, parts: VaultParts, graph: KnowledgeGraph) -> None:
         self.store = parts.store
+        self.vault = parts.settings.vault
         self.search_service = parts.search
         self.graph = graph
 
@@ -37,7 +39,7 @@ class KbTools:
     def kb_search(self, args: dict[str, Any]) -> dict[str, Any]:
         filters = {k: v for k, v in args["filters"].items() if v is not None}
         if "type" in filters:
-            known = sorted(set(ENTITY_TYPES) | set(self.store.note_types()))
+            known = sorted(set(ENTITY_TYPES) | set(self.store.note_types()) | {"base"})
             if filters["type"] not in known:
                 raise ValidationError(
                     f"filters.type {filters['type']!r} is not a known type; use one of "
@@ -52,20 +54,24 @@ class KbTools:
             args["query"], top_k, SearchFilters(**filters), mode=ranked_by
         )
         self.graph.shown([r.id for r in results])
+        found = [
+            {
+                "id": r.id,
+                "type": r.type,
+                "title": r.title,
+                "snippet": r.snippet,
+                "score": r.score,
+                "source_type": "kb_document",
+                "metadata": r.metadata,
+            }
+            for r in results
+        ]
+        if filters.get("type") in (None, "base") and not filters.get("tag"):
+            found = (base_hits(self.store, self.vault, args["query"], filters.get("folder"))
+                     + found)[:top_k]  # fmt: skip
         answer = ok(
-            results=[
-                {
-                    "id": r.id,
-                    "type": r.type,
-                    "title": r.title,
-                    "snippet": r.snippet,
-                    "score": r.score,
-                    "source_type": "kb_document",
-                    "metadata": r.metadata,
-                }
-                for r in results
-            ],
-            total_found=len(results),
+            results=found,
+            total_found=len(found),
             query=args["query"],
             filters_applied=filters,
             top_k=top_k,
@@ -99,6 +105,10 @@ class KbTools:
     def kb_get(self, args: dict[str, Any]) -> dict[str, Any]:
         entity_id = args["id"]
         note = self.store.note(entity_id)
+        if note is None and entity_id.startswith("base:"):
+            base = base_document(self.store, self.vault, entity_id)
+            if base is not None:
+                return ok(**base)
         if note is None:
             if self.store.note_count() == 0:
                 raise NotFoundError(NOT_INITIALIZED)

@@ -13,10 +13,12 @@ from typing import Any
 
 from kbtui.store import DatabaseError, StoreError
 from kbtui.tools import browse
+from kbtui.tools.bases import BaseTools
 from kbtui.tools.browse import APP_TOOLS
 from kbtui.tools.catalog import GRAPH_READS, READS
 from kbtui.tools.catalog import PUBLISHED as CATALOGUE
 from kbtui.tools.chunk_view import get_chunk
+from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
@@ -83,6 +85,7 @@ TOOLS: dict[str, Tool] = {
         Tool(KG_TOOLS["kg_find_duplicates"], lambda t, a: extract.duplicates_tool(t.graph, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
+        Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
         _app("app_facets", browse.facets),
@@ -111,6 +114,7 @@ class Toolset:
     kb: KbTools
     links: LinkTools
     renamer: Renamer
+    bases: BaseTools
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
@@ -119,6 +123,7 @@ class Toolset:
         self.kb = KbTools(parts, self.graph)
         self.links = LinkTools(self.writer)
         self.renamer = Renamer(self.writer)
+        self.bases = BaseTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""

@@ -24,6 +24,7 @@ from kbtui.runtime.runtime import VaultHandle
 from kbtui.tui.commands import KbCommands
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.graph import GraphScreen
 from kbtui.tui.screens.modals import ErrorScreen, HelpScreen, PromptModal, ReportModal
 from kbtui.tui.screens.note import NoteScreen
@@ -196,7 +197,9 @@ class KbApp(App[None]):
     # -- navigation ------------------------------------------------------------------------
     @on(OpenNote)
     def _open_note(self, message: OpenNote) -> None:
-        if isinstance(self.screen, NoteScreen):
+        if message.entity_id.startswith("base:"):  # a base from search: its views, not a note
+            self.push_screen(BaseScreen(message.entity_id))
+        elif isinstance(self.screen, NoteScreen):
             self.screen.show_entity(message.entity_id)
         else:
             self.push_screen(NoteScreen(message.entity_id))
