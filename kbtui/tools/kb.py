@@ -13,6 +13,7 @@ from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
+from kbtui.vault.pdf import is_pdf, page_of, page_place
 
 VOICE_TOP_K = 3
 # While more than this share of the passages that take a vector is still waiting for one (a
@@ -116,6 +117,7 @@ class KbTools:
         self.graph.used([entity_id])
         chunks = self.store.note_chunks(entity_id)
         content = reassemble([(c["start_pos"], c["end_pos"], c["content"]) for c in chunks])
+        extra = {"pages": pdf_pages(chunks)} if is_pdf(note["path"]) else {}
         return ok(
             id=entity_id,
             type=note["type"],
@@ -123,6 +125,7 @@ class KbTools:
             content=content,
             metadata=note_metadata(note),
             chunks_count=len(chunks),
+            **extra,
         )
 
     # -- knowledge_query ------------------------------------------------------------------
@@ -150,6 +153,7 @@ class KbTools:
                     "entity_id": hit.entity_id,
                     "file_path": note["path"],
                     "chunk_index": chunk["chunk_index"],
+                    **page_place(note["path"], chunk["heading"]),  # a PDF's page and link
                 }
             results.append(item)
         return ok(results=results, total=len(results), query=args["query"])
@@ -166,3 +170,13 @@ def note_metadata(note: dict[str, Any]) -> dict[str, Any]:
         "created_at": note["created_at"],
         "indexed_at": note["indexed_at"],
     }
+
+
+def pdf_pages(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A PDF's text page by page ([{page, text}], page 1 first) from its chunks."""
+    by_page: dict[int, list[tuple[int, int, str]]] = {}
+    for c in chunks:
+        page = page_of(c["heading"])
+        if page is not None:
+            by_page.setdefault(page, []).append((c["start_pos"], c["end_pos"], c["content"]))
+    return [{"page": n, "text": reassemble(parts)} for n, parts in sorted(by_page.items())]

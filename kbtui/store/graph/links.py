@@ -56,7 +56,9 @@ def link_key(target: str) -> str:
 def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     """(key, kind) under which links can reach this note."""
     note = write.note
-    path = note.path.rsplit(".", 1)[0]
+    # A note is linked without its suffix; a PDF or an image only with it (`[[paper.pdf]]`).
+    markdown = note.path.lower().endswith((".md", ".markdown"))
+    path = note.path.rsplit(".", 1)[0] if markdown else note.path
     keys = [(note.entity_id, "id"), (path.rsplit("/", 1)[-1], "stem")]
     if "/" in path:  # a note at the root is found by its name like any other: nearest first
         keys.insert(1, (path, "path"))

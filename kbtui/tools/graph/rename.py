@@ -15,6 +15,7 @@ from kbtui.store.graph.entities import link_key
 from kbtui.store.graph.links import NAME_PRIORITY
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.graph.rename_names import new_vault_path
+from kbtui.tools.graph.read import note_file
 from kbtui.vault.edit.batch import FileEdit, read_text, write_all
 from kbtui.vault.edit.relink import retitle, rewrite_links
 from kbtui.vault.edit.write import WriteError
@@ -42,7 +43,7 @@ class Renamer:
         self.index_dir = writer.graph.parts.settings.index_dir
 
     def kg_rename_entity(self, args: dict[str, Any]) -> dict[str, Any]:
-        row = self.graph.require(args["entityId"])
+        row = note_file(self.graph.require(args["entityId"]), "entityId")
         old_path: str = row["path"]
         new_path, meant = new_vault_path(self.vault, old_path, args["newName"])
         old_stem, new_stem = _stem(old_path), _stem(new_path)

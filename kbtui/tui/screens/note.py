@@ -26,6 +26,7 @@ from kbtui.tui.widgets.note_parts import (
     link_options,
     metadata_table,
     note_markdown,
+    pdf_markdown,
     related_options,
 )
 from kbtui.tui.widgets.results import EntityList
@@ -61,11 +62,13 @@ class NoteScreen(KbScreen):
         Binding("u", "focus_panel('note-mentions')", "Mentions", id="note.mentions"),
         Binding("m", "rename", "Rename/move…", id="note.rename"),
         Binding("r", "reload", "Reload", show=False, id="note.reload"),
+        Binding("o", "open_file", "Open file", show=False, id="note.open_file"),
     ]
 
-    def __init__(self, entity_id: str) -> None:
+    def __init__(self, entity_id: str, page: int | None = None) -> None:
         super().__init__()
         self.entity_id = entity_id
+        self.page = page  # a PDF's page to show first (the search hit's)
         self.history: list[str] = []
         self.note: dict[str, Any] | None = None
         self.mentions: list[dict[str, Any]] = []
@@ -102,18 +105,19 @@ class NoteScreen(KbScreen):
         self.load(self.entity_id)
 
     # -- navigation ------------------------------------------------------------------------
-    def show_entity(self, entity_id: str) -> None:
+    def show_entity(self, entity_id: str, page: int | None = None) -> None:
         """Follow a link: the current note goes on the history stack."""
-        if entity_id == self.entity_id:
+        if entity_id == self.entity_id and page == self.page:
             return
-        self.history.append(self.entity_id)
-        self.entity_id = entity_id
+        if entity_id != self.entity_id:
+            self.history.append(self.entity_id)
+        self.entity_id, self.page = entity_id, page
         self._read_from_top()
         self.load(entity_id)
 
     def action_back(self) -> None:
         if self.history:
-            self.entity_id = self.history.pop()
+            self.entity_id, self.page = self.history.pop(), None
             self._read_from_top()
             self.load(self.entity_id)
         else:
@@ -142,6 +146,11 @@ class NoteScreen(KbScreen):
 
     def action_graph(self) -> None:
         self.post_message(ShowGraph(self.entity_id))
+
+    def action_open_file(self) -> None:
+        """`o`: the note's file (a PDF above all) in the system's viewer."""
+        if self.note is not None and self.note.get("ok"):
+            self.kb.open_file(str(self.note["metadata"]["file_path"]))
 
     def action_edit(self) -> None:
         if self.note is not None and self.note.get("ok"):
@@ -241,7 +250,9 @@ class NoteScreen(KbScreen):
             heading.append(f"  · back: {len(self.history)}", style="dim")
         title.update(heading)
         content = str(note["content"])
-        if not content.strip():  # a properties-only note: say so instead of a blank pane
+        if "pages" in note:  # a PDF: its pages, the hit's first
+            content = pdf_markdown(note["pages"], self.page, meta.get("unreadable"))
+        elif not content.strip():  # a properties-only note: say so instead of a blank pane
             content = "*No text in this note: its properties (right) are what it says.*"
         await body.update(note_markdown(content))
         self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
