@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from kbtui.store.graph.entities import link_key
 from kbtui.store.graph.links import NAME_PRIORITY
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
-from kbtui.tools.graph.rename_names import new_vault_path
 from kbtui.tools.graph.read import note_file
+from kbtui.tools.graph.rename_names import new_vault_path
 from kbtui.vault.edit.batch import FileEdit, read_text, write_all
 from kbtui.vault.edit.relink import retitle, rewrite_links
 from kbtui.vault.edit.write import WriteError
