@@ -184,13 +184,12 @@ class Indexer:
                     self.store.write_notes(writes)
                 self.progress("write", j, len(paths_todo))
                 bytes_done += sum(s.size for s in group)
+                if beside is None and embed and self.embedder is not None and j < len(paths_todo):
+                    beside = self._pending_embeddings()
+                    beside.start()
                 if beside is not None:
                     beside.check()
                     beside.written(bytes_done, bytes_left - bytes_done)
-                elif embed and self.embedder is not None and j < len(paths_todo):
-                    beside = self._pending_embeddings()
-                    beside.written(bytes_done, bytes_left - bytes_done)
-                    beside.start()
             broken = {s.path for s in report.skipped}
             gone = {p: scope[p] for p in scope if p not in files or p in broken}
             renamed_from = {old for old, _ in report.renamed}
