@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_common import cpu_times, machine_note
+from bench_common import CHUNKS_PER_NOTE, WORK, cpu_times, machine_note
 from realistic_vectors import abstract_vectors, mix_batches
 from synth_vault import make_vault
 
@@ -35,7 +35,6 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.models import EMBED_DIM
 from kbtui.store import Store
 
-CHUNKS_PER_NOTE = 5.5  # what synth_vault produces on average
 WRITE_BATCH = 5_000  # notes per transaction (~27k chunks)
 VECTOR_BATCH = 50_000
 BUILD_MEMORY = "4GB"
@@ -122,7 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--chunks", type=int, default=1_000_000)
     parser.add_argument("--write-batch", type=int, default=WRITE_BATCH)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench/million"))
+    parser.add_argument("--work", type=Path, default=WORK / "million")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     print(bulk_index(args.work, args.chunks, args.write_batch).db_path)

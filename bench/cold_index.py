@@ -31,10 +31,9 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import cpu_times, machine_note
+from bench_common import copy_vault, cpu_times, machine_note
 
-from kbtui.config import INDEX_DIRNAME, Settings
+from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
@@ -201,7 +200,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kbtui-cold-") as tmp:
         vault = Path(tmp) / "vault"
         if args.vault is not None:
-            shutil.copytree(args.vault, vault, ignore=shutil.ignore_patterns(INDEX_DIRNAME))
+            copy_vault(args.vault, vault)
             notes = sum(1 for _ in vault.rglob("*.md"))
         else:
             notes = copy_docs([d for d in DOCS if d.is_dir()], vault, args.seed)

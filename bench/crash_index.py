@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import VAULT_EXAMPLE, copy_vault, cpu_times, machine_note
 from crashkit import crash_rounds
 from synth_vault import make_vault
-
-VAULT_EXAMPLE = Path(__file__).resolve().parent.parent / "vault_example"
 
 
 def main() -> int:
@@ -41,13 +38,14 @@ def main() -> int:
             make_vault(vault, opts.notes, seed=opts.seed)
             (vault / "Home.md").write_text("# Home\n\nThe start page.\n")
         else:
-            shutil.copytree(VAULT_EXAMPLE, vault, ignore=shutil.ignore_patterns(".kbtui"))
-        started = time.perf_counter()
+            copy_vault(VAULT_EXAMPLE, vault)
+        started, before = time.perf_counter(), cpu_times()
         counts = crash_rounds(
             vault, Path(tmp) / "fresh" / "vault", opts.rounds, random.Random(opts.seed),
             real=opts.real, pass_seconds=2.0 if opts.notes or opts.real else 0.6,
         )  # fmt: skip
-        print(counts.line("crash consistency") + f" in {time.perf_counter() - started:.0f}s")
+        took = time.perf_counter() - started
+        print(counts.line("crash consistency") + f" in {took:.0f}s; {machine_note(before)}")
         for failure in counts.failures:
             print("FAIL", failure)
     return 1 if counts.failures else 0

@@ -10,6 +10,7 @@ death. The child only picks *when* to die:
 - ``txn``: inside an open transaction, right after one of its statements;
 - ``checkpoint``: while DuckDB runs a CHECKPOINT forced after a commit;
 - ``embed``: in the middle of embedding a batch;
+- ``pdf``: while a PDF's pages are read (at a random page of the pass's PDFs);
 - ``fs:<name>``: just before a call of os.<name> in kbtui.vault.edit.write (fdopen, link,
   replace, fsync): between the steps of an atomic note write;
 - ``side``: just before a side file of the search indexes (kbtui/store/side/arrays.py) is
@@ -42,6 +43,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+if str(REPO / "bench") not in sys.path:
+    sys.path.insert(0, str(REPO / "bench"))
+
+from crashpdf import add_pdfs, dying_on_page  # noqa: E402
 
 from kbtui.config import Settings  # noqa: E402
 from kbtui.embed import Embedder, FastEmbedder, HashEmbedder  # noqa: E402
@@ -53,7 +58,7 @@ from kbtui.store import Store  # noqa: E402
 from kbtui.store.file.verify import Snapshot  # noqa: E402
 from kbtui.tokenize import query_terms  # noqa: E402
 
-FAULTS = ("timer", "commit", "txn", "checkpoint", "embed", "side")
+FAULTS = ("timer", "commit", "txn", "checkpoint", "embed", "side", "pdf")
 FS_FAULTS = ("fs:fdopen", "fs:link", "fs:replace", "fs:fsync")
 KILLED = -signal.SIGKILL
 
@@ -151,6 +156,10 @@ def _child(argv: list[str]) -> int:
         import kbtui.vault.edit.write as write
 
         setattr(write, "os", FaultyOs(fault[3:], opts.p, rng))  # noqa: B010
+    if fault == "pdf":
+        import kbtui.vault.pdf as pdf
+
+        setattr(pdf, "clean_page", dying_on_page(pdf.clean_page, rng.randint(1, 30)))  # noqa: B010
     if fault == "side":
         import kbtui.store.side.arrays as side
 
@@ -285,6 +294,7 @@ def mutate(vault: Path, rng: random.Random, round_no: int) -> list[str]:
         with path.open("a", encoding="utf-8") as fh:
             fh.write(f"\n\n## Round {round_no}\n\nEdited in round {round_no}: see [[Home]].\n")
         done.append(f"edit {path.name}")
+    done += add_pdfs(vault, round_no, rng)
     new = vault / "crash" / f"round {round_no}.md"
     new.parent.mkdir(exist_ok=True)
     vocabulary = ("alpha", "beta", "gamma", "sensor", "battery")
@@ -343,6 +353,7 @@ def crash_rounds(
     finished it must equal a fresh build of the same vault."""
     counts = Counts()
     extra = ["--real"] if real else []
+    add_pdfs(vault, 0, rng)
     for round_no in range(rounds):
         if round_no:
             mutate(vault, rng, round_no)

@@ -15,14 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import VAULT_EXAMPLE, copy_vault, cpu_times, machine_note
 from crashkit import (
     FS_FAULTS,
     KILLED,
@@ -40,7 +39,6 @@ from kbtui.store import Store
 from kbtui.vault.decode import decode_note
 from kbtui.vault.parse import parse_note
 
-VAULT_EXAMPLE = Path(__file__).resolve().parent.parent / "vault_example"
 PEOPLE = ("person:sofia_marquez", "person:andrei_clodius", "person:maya_okafor")
 PROJECTS = ("project:vector_watch_project", "technology:zephyr_rtos")
 WRITE_FAULTS = (*FS_FAULTS, "timer", "commit", "txn")
@@ -161,14 +159,15 @@ def main() -> int:
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="kbtui-crashwrites-") as tmp:
         vault = Path(tmp) / "vault"
-        shutil.copytree(VAULT_EXAMPLE, vault, ignore=shutil.ignore_patterns(".kbtui"))
-        started = time.perf_counter()
+        copy_vault(VAULT_EXAMPLE, vault)
+        started, before = time.perf_counter(), cpu_times()
         counts, leftovers = write_rounds(
             vault, Path(tmp) / "fresh" / "vault", opts.ops, random.Random(opts.seed)
         )
         print(
             counts.line("writes under kill -9")
-            + f", leftover temp files {leftovers} in {time.perf_counter() - started:.0f}s"
+            + f", leftover temp files {leftovers} in {time.perf_counter() - started:.0f}s; "
+            + machine_note(before)
         )
         for failure in counts.failures:
             print("FAIL", failure)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_common import copy_vault, cpu_times, machine_note
 
 DOCS = Path("/usr/share/doc/nodejs/api")
 BAD = ("terminate", "Traceback", "Abort", "abort")
@@ -27,7 +28,7 @@ BAD = ("terminate", "Traceback", "Abort", "abort")
 def one_try(source: Path, delay: float) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory(prefix="kbtui-ctrl-c-") as tmp:
         vault = Path(tmp) / "vault"
-        shutil.copytree(source, vault, ignore=shutil.ignore_patterns(".kbtui"))
+        copy_vault(source, vault)
         cmd = [sys.executable, "-m", "kbtui.cli", "--vault", str(vault), "index"]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(delay)
@@ -50,12 +51,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=18)
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    before = cpu_times()
     clean = 0
     for n in range(args.tries):
         ok, line = one_try(args.vault, rng.uniform(args.early, args.late))
         clean += ok
         print(f"try {n + 1}: {line}" + ("" if ok else "  <- BAD"), flush=True)
-    print(f"clean exits: {clean} of {args.tries}")
+    print(f"clean exits: {clean} of {args.tries}; {machine_note(before)}")
 
 
 if __name__ == "__main__":

@@ -15,27 +15,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-SCIFACT = Path("/work/shared/data/scifact/corpus.jsonl")
-REPO = Path(__file__).resolve().parent.parent
+from bench_common import SCIFACT, VAULT_EXAMPLE, cpu_times, machine_note, memory_fields
+
 CHUNK_CHARS = 500
 
 
 def chunk_texts(n: int) -> list[str]:
     """n 500-character slices of real prose (SciFact abstracts, else the example vault)."""
-    if SCIFACT.is_file():
-        docs = [json.loads(line)["text"] for line in SCIFACT.open(encoding="utf-8")]
+    corpus = SCIFACT / "corpus.jsonl"
+    if corpus.is_file():
+        docs = [json.loads(line)["text"] for line in corpus.open(encoding="utf-8")]
     else:
-        docs = [
-            p.read_text(encoding="utf-8") for p in sorted((REPO / "vault_example").rglob("*.md"))
-        ]
+        docs = [p.read_text(encoding="utf-8") for p in sorted(VAULT_EXAMPLE.rglob("*.md"))]
     text = " ".join(" ".join(d.split()) for d in docs)
     step = CHUNK_CHARS - 50
     out = [text[i : i + CHUNK_CHARS] for i in range(0, len(text) - CHUNK_CHARS, step)]
@@ -69,8 +65,8 @@ def child(optimise: bool, batch: int, n: int) -> None:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if pool is not None:
         pool.close()
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak_kib / 1024, "n": n}))
+    peak = memory_fields()["VmHWM"]
+    print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak, "n": n}))
 
 
 def main() -> None:
@@ -88,7 +84,7 @@ def main() -> None:
     if args.pool:  # batch 0: the pool (one text a call), beside one session at batch 1
         configs += [("kbtui build", True, 1)] * (1 not in args.batch) + [("kbtui pool", True, 0)]
     runs: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(configs))}
-    load_before = os.getloadavg()
+    before = cpu_times()
     for _ in range(args.rounds):
         for i, (_, optimise, batch) in enumerate(configs):
             out = subprocess.run(
@@ -121,8 +117,7 @@ def main() -> None:
         )
     print(
         f"{args.chunks} chunks of {CHUNK_CHARS} characters x {args.rounds} rounds; "
-        f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f} before, "
-        f"{os.getloadavg()[0]:.2f} after"
+        f"{machine_note(before)}"
     )
 
 

@@ -109,6 +109,9 @@ def main() -> None:
     parser.add_argument("--split", default="all", choices=("dev", "heldout", "all"))
     parser.add_argument("--quiet", action="store_true", help="scores only, no misses")
     args = parser.parse_args()
+    from bench_common import cpu_times, machine_note  # here: tests load this file by path
+
+    before = cpu_times()
     items = load(args.labels)
     print(f"{'':24} {'P':>6} {'R':>6} {'F1':>6}   tp  fp  fn")
     for split in ("dev", "heldout", "all"):
@@ -118,7 +121,10 @@ def main() -> None:
                 f"{split + ' ' + label:24} {c.precision:6.3f} {c.recall:6.3f} {c.f1:6.3f}"
                 f"  {c.true_pos:3} {c.false_pos:3} {c.false_neg:3}"
             )
-    print(f"({report.sentences} labelled texts, {report.seconds * 1000:.1f} ms in extract())")
+    print(
+        f"({report.sentences} labelled texts, {report.seconds * 1000:.1f} ms in extract(); "
+        f"{machine_note(before)})"
+    )
     report = evaluate([i for i in items if args.split in ("all", i.get("split", "dev"))])
     if not args.quiet:
         print(f"\n{args.split}: {len(report.misses)} texts with misses or extras:\n")

@@ -13,13 +13,13 @@ embedding the whole vault is bench/index_throughput.py's subject.
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] when run by path
+from bench_common import cpu_times, machine_note
+from synth_vault import make_vault
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=10_000, help="synthetic notes (10000)")
     parser.add_argument("--limit", type=float, default=120.0, help="give up after (s)")
     args = parser.parse_args()
-    load = os.getloadavg()[0]
+    before = cpu_times()
     with tempfile.TemporaryDirectory(prefix="kbtui-first-") as tmp:
         vault = make_vault(Path(tmp) / "vault", args.notes)
         runtime = VaultRuntime(Settings.for_vault(vault), FastEmbedder(), watch=False)
@@ -73,7 +73,7 @@ def main() -> None:
     print()
     for label, seconds in marks.items():
         print(f"{label:<34} {seconds:6.1f} s")
-    print(f"{args.notes} notes; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"{args.notes} notes; {machine_note(before)}")
 
 
 if __name__ == "__main__":

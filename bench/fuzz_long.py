@@ -14,9 +14,8 @@ import argparse
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from bench_common import REPO, cpu_times, machine_note
 
 
 def run(examples: int, *targets: str) -> int:
@@ -30,10 +29,12 @@ def main() -> int:
     ap.add_argument("--mcp", type=int, default=300, help="examples per MCP tool")
     ap.add_argument("--notes", type=int, default=20_000, help="random notes to parse")
     opts = ap.parse_args()
+    before = cpu_times()
     codes = [
         run(opts.notes, "tests/test_bad_input.py::test_any_bytes_are_a_note_or_a_reason"),
         run(opts.mcp, "tests/test_mcp_fuzz.py"),
     ]
+    print(f"exit codes {codes}; {machine_note(before)}")
     return max(codes)
 
 

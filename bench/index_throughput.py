@@ -7,35 +7,36 @@ re-indexing an unchanged vault, and re-indexing after editing one note.
 
 Prints figures, asserts nothing. Works on a temporary copy; the source vault is never touched.
 
-    /work/venv/bin/python bench/index_throughput.py [--vault PATH | --notes N] [--repeat R]
+    .venv/bin/python bench/index_throughput.py [--vault PATH | --notes N] [--repeat R]
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
-import resource
-import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] when run by path
+from bench_common import (
+    VAULT_EXAMPLE,
+    copy_vault,
+    cpu_times,
+    machine_note,
+    memory_fields,
+    quantile,
+)
+from synth_vault import make_vault
 
-from kbtui.config import INDEX_DIRNAME, Settings
+from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.embedding import EMBED_BATCH
 from kbtui.indexing.indexer import Indexer, embed_text
 from kbtui.models import IndexReport
 from kbtui.store import Store
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_VAULT = REPO / "vault_example"
 GOAL_RATIO = 0.9
 APPENDED = (
     "\n\nAdded by the benchmark: the sync worker now retries a failed batch twice before it "
@@ -115,17 +116,6 @@ def note_to_edit(settings: Settings) -> tuple[str, str, int] | None:
     return str(path), str(entity_id), int(count)
 
 
-def p95(values: list[float]) -> float:
-    """Nearest-rank 95th percentile: with a handful of runs it is the slowest one."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
-
-
-def peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024  # bytes vs KiB
-
-
 def rate(chunks: int, seconds: float) -> float:
     return chunks / seconds if seconds > 0 else float("nan")
 
@@ -136,10 +126,10 @@ def prepare_vault(args: argparse.Namespace, tmp: Path) -> tuple[Path, str]:
     if args.notes is not None:
         make_vault(target, args.notes, seed=args.seed)
         return target, f"synthetic ({args.notes} notes, seed {args.seed}), written to {target}"
-    source = Path(args.vault).expanduser().resolve() if args.vault else DEFAULT_VAULT
+    source = Path(args.vault).expanduser().resolve() if args.vault else VAULT_EXAMPLE
     if not source.is_dir():
         raise SystemExit(f"not a folder: {source}")
-    shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(INDEX_DIRNAME))
+    copy_vault(source, target)
     return target, f"{source}, copied to {target}"
 
 
@@ -181,7 +171,7 @@ def main() -> None:
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
 
-    load_before = os.getloadavg()[0]
+    before = cpu_times()
     with tempfile.TemporaryDirectory(prefix="kbtui-bench-") as tmp:
         vault, described = prepare_vault(args, Path(tmp))
         settings = Settings.for_vault(vault)
@@ -249,7 +239,7 @@ def main() -> None:
         last = runs[-1][0]
         show(
             f"4. no change x{args.repeat}",
-            f"median {statistics.median(seconds):.3f} s, p95 {p95(seconds):.3f} s; "
+            f"median {statistics.median(seconds):.3f} s, p95 {quantile(seconds, 0.95):.3f} s; "
             f"chunks embedded {embedded} ({'ok' if embedded == 0 else 'UNEXPECTED, should be 0'}); "
             f"notes new/changed/deleted/renamed {touched}, unchanged {last.unchanged}, "
             f"skipped {len(last.skipped)}",
@@ -258,13 +248,8 @@ def main() -> None:
         # 5. Append a paragraph to one note and re-index.
         edit_one_note(settings, timed)
 
-    show("peak RSS", f"{peak_rss_mb():.0f} MB")
-    # Other work on the machine skews one-shot timings; say how busy it was.
-    show(
-        "machine",
-        f"{os.cpu_count()} CPUs, 1-min load average {load_before:.2f} before, "
-        f"{os.getloadavg()[0]:.2f} after",
-    )
+    show("peak RSS", f"{memory_fields()['VmHWM']:.0f} MB")
+    show("machine", machine_note(before))  # other work skews one-shot timings
 
 
 if __name__ == "__main__":

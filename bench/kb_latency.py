@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import random
 import shutil
 import time
@@ -36,11 +35,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_common import QUERIES, cpu_times, machine_note, percentiles
+from bench_common import (
+    QUERIES,
+    VAULT_EXAMPLE,
+    WORK,
+    copy_vault,
+    cpu_times,
+    machine_note,
+    memory_fields,
+    p50_p95,
+    percentiles,
+    rss_line,
+    synthetic_vault,
+    timed,
+    working_copy,
+)
 from bulk_index import bulk_index
 from page_cache import cold
 from realistic_vectors import abstract_vectors, replace_vectors, scifact_queries
-from synth_vault import make_vault  # a sibling script: bench/ is sys.path[0] when run by path
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
@@ -49,80 +61,12 @@ from kbtui.models import SearchFilters
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 
-REPO = Path(__file__).resolve().parent.parent
-CHUNKS_PER_NOTE = 5.5  # what synth_vault produces on average
-
-
-def rss_mb() -> tuple[float, float]:
-    """(current RSS, peak RSS) of this process in MB, from /proc."""
-    fields = memory_fields()
-    return fields["VmRSS"], fields["VmHWM"]
-
-
-def memory_fields() -> dict[str, float]:
-    """This process's memory lines of /proc/self/status, in MB (RssAnon: its own heap;
-    RssFile: mapped file pages, e.g. the chunk texts' side files, which the OS can drop)."""
-    fields = {}
-    for line in Path("/proc/self/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if value.strip().endswith("kB"):
-            fields[key] = int(value.split()[0]) / 1024
-    return fields
-
-
-def rss_line(label: str) -> str:
-    f = memory_fields()
-    return (
-        f"RSS {label}: {f['VmRSS']:.0f} MB (anon {f['RssAnon']:.0f}, "
-        f"mapped files {f['RssFile']:.0f}, peak {f['VmHWM']:.0f})\n  {mapped_files()}"
-    )
-
-
-def mapped_files() -> str:
-    """The mapped files' resident MB by kind, from /proc/self/smaps, each as private+shared
-    (private: pages only this process maps; shared: also mapped by another process, e.g. a
-    library another Python has loaded). File pages only (Rss less Anonymous): a library's
-    copied-on-write pages count as anon; these the OS can drop and read again."""
-    kinds: dict[str, list[float]] = {}
-    part: list[float] | None = None
-    for line in Path("/proc/self/smaps").read_text().splitlines():
-        head = line.split(None, 5)
-        if "-" in head[0] and len(head) > 4 and ":" not in head[0]:
-            path = head[5] if len(head) > 5 else ""
-            name = Path(path).name
-            kind = (
-                None
-                if not path.startswith("/")
-                else name
-                if name.endswith(".arrays") or name == "model.onnx.data"
-                else "libraries"
-                if ".so" in name or name.endswith(".duckdb_extension")
-                else "other files"
-            )
-            part = None if kind is None else kinds.setdefault(kind, [0.0, 0.0, 0.0])
-        elif part is not None and head[0] in ("Rss:", "Anonymous:"):
-            part[0] += (1 if head[0] == "Rss:" else -1) * int(head[1]) / 1024
-        elif part is not None and head[0] in ("Shared_Clean:", "Shared_Dirty:"):
-            part[1] += int(head[1]) / 1024
-    return "mapped: " + ", ".join(
-        f"{k} {f:.0f} ({f - s:.0f}+{s:.0f})" for k, (f, s, _) in sorted(kinds.items()) if f >= 0.5
-    )
-
-
-def timed(fn: Any, rounds: int) -> list[float]:
-    out = []
-    for i in range(rounds):
-        start = time.perf_counter()
-        fn(i)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
 
 def example_vault(work: Path) -> Settings:
     vault = work / "vault_example"
     if vault.exists():
         shutil.rmtree(vault)
-    shutil.copytree(REPO / "vault_example", vault, ignore=shutil.ignore_patterns(".kbtui"))
+    copy_vault(VAULT_EXAMPLE, vault)
     settings = Settings.for_vault(vault)
     store = Store(settings.db_path)
     embedder = FastEmbedder()
@@ -133,30 +77,13 @@ def example_vault(work: Path) -> Settings:
     return settings
 
 
-def synthetic_vault(work: Path, chunks: int) -> Settings:
-    notes = int(chunks / CHUNKS_PER_NOTE)
-    vault = work / f"synth_{notes}"
-    settings = Settings.for_vault(vault)
-    if not settings.db_path.exists():
-        started = time.perf_counter()
-        make_vault(vault, notes, 0)
-        store = Store(settings.db_path)
-        Indexer(settings, store, HashEmbedder()).run()
-        store.close()
-        print(f"built a {notes}-note synthetic vault in {time.perf_counter() - started:.0f} s")
-    return settings
-
-
 def realistic_copy(work: Path, synthetic: Settings) -> Settings:
     """A copy of the synthetic vault whose index holds realistic vectors."""
     vault = work / synthetic.vault.name.replace("synth_", "real_")
     settings = Settings.for_vault(vault)
     if not settings.db_path.exists():
         started = time.perf_counter()
-        ignore = shutil.ignore_patterns(".kbtui")
-        shutil.copytree(synthetic.vault, vault, copy_function=os.link, ignore=ignore)
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(synthetic.db_path, settings.db_path)
+        working_copy(synthetic.vault, vault)
         base = abstract_vectors(work, FastEmbedder())
         store = Store(settings.db_path)
         count = replace_vectors(store, base)
@@ -189,7 +116,7 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool, cold_cache
     kb_search and kb_get, recall@10 of what serves vectors against float32 exact; `cold_cache`:
     the open reads the index from disk (bench/page_cache.py)."""
     gc.collect()
-    base_rss = rss_mb()[0]
+    base_rss = memory_fields()["VmRSS"]
     embedder = FastEmbedder()
     started = time.perf_counter()
     embedder.load()
@@ -312,8 +239,8 @@ def run(settings: Settings, rounds: int, hnsw: bool, realistic: bool, cold_cache
     print(
         f"goal row | {stats['chunks']} chunks, {served} | RSS after first answer "
         f"{first_rss:.0f} MB (after 10 s idle {idle_rss:.0f}) | ready after {ready:.2f} s "
-        f"| kb_search p50/p95 {p(search_ms, 0.5):.1f}/{p(search_ms, 0.95):.1f} ms, kb_get "
-        f"{p(get_ms, 0.5):.2f}/{p(get_ms, 0.95):.2f} ms | recall@10 {recalls[200]:.3f} "
+        f"| kb_search p50/p95 {p50_p95(search_ms)} ms, kb_get {p50_p95(get_ms, 2)} ms "
+        f"| recall@10 {recalls[200]:.3f} "
         f"| opening: {opening_note}; measuring: {measuring_note}"
     )
     print(f"({base_rss:.0f} MB before the model was loaded)")
@@ -338,12 +265,6 @@ def duckdb_memory(kb: KnowledgeBase) -> str:
     ).fetchall()
     cap = kb.store.con.execute("SELECT current_setting('memory_limit')").fetchone()
     return ", ".join(f"{tag} {mb:.0f} MB" for tag, mb in rows) + f" (cap {cap[0] if cap else '?'})"
-
-
-def p(samples: list[float], q: float) -> float:
-    """The q-quantile of samples, as bench_common.percentiles picks it."""
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def float32_reference(kb: KnowledgeBase) -> Any:
@@ -378,7 +299,7 @@ def main() -> None:
     parser.add_argument("--exact", action="store_true", help="exact vector search only")
     parser.add_argument("--realistic", action="store_true", help="realistic vectors, queries")
     parser.add_argument("--bulk", action="store_true", help="bench/bulk_index.py's, realistic")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--cold-cache", action="store_true", help="evict index, model first")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)

@@ -16,13 +16,10 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kbtui.graph.duplicates import Candidate, DuplicatePair, find_duplicates
 
 
@@ -188,10 +185,9 @@ def recall(found: list[DuplicatePair], planted: set[tuple[str, str]]) -> float:
 
 
 def _peak_rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    from bench_common import memory_fields  # here: tests import this file for its generator
+
+    return memory_fields()["VmHWM"]
 
 
 def main() -> None:
@@ -202,7 +198,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
+    from bench_common import cpu_times, machine_note
 
+    before = cpu_times()
     t0 = time.perf_counter()
     entities, planted = make_entities(args.entities, args.planted, args.seed)
     gen = time.perf_counter() - t0
@@ -255,6 +253,7 @@ def main() -> None:
     for a, b in missed[:6]:
         why = "blocking" if (a, b) in scorable else "below threshold"
         print(f"  missed     {by_id[a].name!r} ~ {by_id[b].name!r} {by_id[b].aliases} ({why})")
+    print(machine_note(before))
 
 
 if __name__ == "__main__":

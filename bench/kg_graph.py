@@ -29,9 +29,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench_common import cpu_times, machine_note, percentiles
+from bench_common import REPO, cpu_times, machine_note, percentiles, timed_calls
+
+sys.path.insert(0, str(REPO))  # tests.graph_oracle
 
 from kbtui.config import Settings
 from kbtui.runtime.knowledge_base import KnowledgeBase
@@ -70,13 +70,7 @@ def load(store: Store, entities: int, relationships: int) -> None:
 
 
 def timed(kb: KnowledgeBase, calls: Sequence[tuple[str, Mapping[str, object]]]) -> list[float]:
-    samples = []
-    for name, args in calls:
-        t0 = time.perf_counter()
-        answer = kb.call(name, dict(args))
-        samples.append((time.perf_counter() - t0) * 1000)
-        assert answer["ok"], answer
-    return samples
+    return timed_calls(kb.call, calls)
 
 
 def numpy_engine(store: Store) -> Callable[[str, str, int], Any]:

@@ -17,46 +17,37 @@ end. Without --vault the copy of vault_example is made in a temporary folder and
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+from bench_common import (
+    QUERIES,
+    VAULT_EXAMPLE,
+    WORK,
+    copy_vault,
+    cpu_times,
+    hub_sized_vault,
+    machine_note,
+    mcp_server,
+    memory_fields,
+    percentiles,
+    server_status,
+    working_copy,
+)
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import QUERIES, cpu_times, machine_note, percentiles
+from mcp.client.stdio import stdio_client
 from page_cache import cold
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def rss_mb(pid: int) -> tuple[float, float]:
-    """(current RSS, peak RSS) of a process in MB."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
-
-
-async def status(session: ClientSession) -> dict[str, Any]:
-    result = await session.read_resource("kbtui://status")
-    text = getattr(result.contents[0], "text", "{}")
-    return dict(json.loads(text))
 
 
 async def wait_indexed(session: ClientSession, timeout: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        now = await status(session)
+        now = await server_status(session)
         stats = now["stats"]
         if now["index"]["state"] == "idle" and stats["chunks"] == stats["embedded"]:
             return now
@@ -75,14 +66,13 @@ async def timed(session: ClientSession, calls: list[tuple[str, dict[str, Any]]])
     return out
 
 
-def server(vault: Path) -> StdioServerParameters:
-    """`kbtui mcp` on this vault, as an assistant starts it."""
-    args = ["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"]
-    return StdioServerParameters(command=sys.executable, args=args, cwd=REPO)
+def server_rss(pid: int) -> str:
+    memory = memory_fields(pid)
+    return f"{memory['VmRSS']:.0f} MB (peak {memory['VmHWM']:.0f} MB)"
 
 
 async def bench(vault: Path, n: int, timeout: float) -> None:
-    params = server(vault)
+    params = mcp_server(vault)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -100,8 +90,7 @@ async def bench(vault: Path, n: int, timeout: float) -> None:
         pid, stats = int(first["pid"]), first["stats"]
         print(f"vault {vault}: {stats['notes']} notes, {stats['chunks']} chunks")
         print(f"initialize answered after {ready:.2f}s; indexed and embedded after {indexed:.2f}s")
-        rss, peak = rss_mb(pid)
-        print(f"server RSS after indexing: {rss:.0f} MB (peak {peak:.0f} MB)")
+        print(f"server RSS after indexing: {server_rss(pid)}")
 
         listed = await session.list_resources()
         ids = [r.name for r in listed.resources if str(r.uri).startswith("kbtui://note/")]
@@ -123,25 +112,24 @@ async def bench(vault: Path, n: int, timeout: float) -> None:
         print(f"kb_get             {percentiles(await timed(session, gets))}")
         print(f"kb_search hybrid   {percentiles(await timed(session, searches))}")
         print(f"kb_search keyword  {percentiles(await timed(session, keyword))}")
-        rss, peak = rss_mb(pid)
-        print(f"server RSS at the end: {rss:.0f} MB (peak {peak:.0f} MB)")
+        print(f"server RSS at the end: {server_rss(pid)}")
 
 
 async def spawned(vault: Path, query: str) -> tuple[float, float, float, int, float]:
     """One spawn of `kbtui mcp` on an indexed vault: seconds to `initialize`, to the first
     kb_search answer, the server's CPU seconds by then, how many results it had, and the
     server's RSS (MB) after it."""
-    params = server(vault)
+    params = mcp_server(vault)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         ready = time.perf_counter() - started
         answer = await session.call_tool("kb_search", {"query": query})
         first = time.perf_counter() - started
-        pid = int((await status(session))["pid"])
+        pid = int((await server_status(session))["pid"])
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        rss = rss_mb(pid)[0]
+        rss = memory_fields(pid)["VmRSS"]
     found = len((answer.structured_content or {}).get("results") or [])
     return ready, first, cpu, found, rss
 
@@ -172,38 +160,29 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200, help="Calls per tool (default 200)")
     parser.add_argument("--timeout", type=float, default=600, help="Max seconds to index")
     parser.add_argument("--vault-notes", type=int, default=0, help="watch_latency.py's vault")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--spawns", type=int, default=0, help="only time N spawns on --vault")
     parser.add_argument("--query", default="battery sensor", help="the first question")
     parser.add_argument("--cold-cache", action="store_true", help="--spawns: index, model evicted")
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    before = cpu_times()
     if args.spawns:
         if args.vault is None:
             parser.error("--spawns needs --vault (an indexed vault)")
         spawns(args.vault.resolve(), args.spawns, args.query, args.cold_cache)
         return
-    if args.vault_notes:
-        from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy
-
-        from kbtui.embed import FastEmbedder
-
-        cache = args.work / f"watch_synth_{args.vault_notes}"
-        if not (cache / ".kbtui").exists():
-            from synth_vault import make_vault
-
-            make_vault(cache, args.vault_notes, 0, WORDS_PER_NOTE)
-        indexed_vault(cache, cache, FastEmbedder())
-        with tempfile.TemporaryDirectory(prefix="kbtui-mcp-bench-") as work:
-            anyio.run(bench, working_copy(cache, Path(work)), args.calls, args.timeout)
-        return
-    if args.vault is not None:
-        anyio.run(bench, args.vault.resolve(), args.calls, args.timeout)
-        return
     with tempfile.TemporaryDirectory(prefix="kbtui-mcp-bench-") as work:
-        vault = Path(work) / "vault_example"
-        shutil.copytree(REPO / "vault_example", vault, ignore=shutil.ignore_patterns(".kbtui"))
+        if args.vault_notes:
+            from kbtui.embed import FastEmbedder
+
+            cache = hub_sized_vault(args.work, args.vault_notes, FastEmbedder().model_id)
+            vault = working_copy(cache, Path(work) / "live")
+        elif args.vault is not None:
+            vault = args.vault.resolve()
+        else:
+            vault = copy_vault(VAULT_EXAMPLE, Path(work) / "vault_example")
         anyio.run(bench, vault, args.calls, args.timeout)
+    print(machine_note(before))
 
 
 if __name__ == "__main__":

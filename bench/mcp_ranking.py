@@ -12,21 +12,35 @@ degraded one.
 
 from __future__ import annotations
 
-import json
-import sys
+import argparse
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+from bench_common import (
+    MODES,
+    SCIFACT,
+    commit,
+    cpu_times,
+    doc_of,
+    load_scifact,
+    machine_note,
+    mcp_server,
+    metrics,
+    server_status,
+    subset,
+    write_vault,
+)
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import stdio_client
 
 from kbtui.search.service import Mode
 
-REPO = Path(__file__).resolve().parent.parent
 SHOWN = 3  # first answers always listed by cold_start
 Rankings = dict[Mode, dict[str, list[str]]]  # mode -> query id -> note ids, best first
 
@@ -61,19 +75,6 @@ class ServerRun:
         return out
 
 
-def stem(result: dict[str, Any]) -> str:
-    return Path(str(result["metadata"]["file_path"])).stem
-
-
-def server_params(vault: Path) -> StdioServerParameters:
-    """`kbtui mcp --vault vault` over stdio, as an assistant starts it."""
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kbtui.cli", "mcp", "--vault", str(vault), "--log-level", "warning"],
-        cwd=REPO,
-    )
-
-
 async def ask(session: ClientSession, qid: str, text: str, mode: Mode, t0: float) -> Answer:
     start = time.perf_counter()
     result = await session.call_tool("kb_search", {"query": text, "top_k": 10, "mode": mode})
@@ -85,7 +86,7 @@ async def ask(session: ClientSession, qid: str, text: str, mode: Mode, t0: float
         qid=qid,
         text=text,
         mode=mode,
-        ranked=[stem(r) for r in answer["results"]],
+        ranked=[doc_of(r) for r in answer["results"]],
         scores=[float(r["score"]) for r in answer["results"]],
         index=answer.get("index"),
         message=answer.get("message"),
@@ -99,23 +100,31 @@ async def serve_queries(
 ) -> ServerRun:
     """Start `kbtui mcp --vault vault`, send every (mode, {qid: text}) of `plan` in order
     from the moment `initialize` is answered, then the first `repeat` questions again."""
-    params = server_params(vault)
+    async with served(vault, errlog) as (session, run, t0):
+        for mode, queries in plan:
+            for qid, text in queries.items():
+                run.answers.append(await ask(session, qid, text, mode, t0))
+        for first in run.answers[:repeat]:
+            run.repeats.append(await ask(session, first.qid, first.text, first.mode, t0))
+    return run
+
+
+@asynccontextmanager
+async def served(
+    vault: Path, errlog: Path
+) -> AsyncIterator[tuple[ClientSession, ServerRun, float]]:
+    """A session on a fresh `kbtui mcp --vault vault`, `initialize` answered: the run to fill
+    and the spawn's clock; the server's kbtui://status goes into the run at the end."""
     t0 = time.perf_counter()
     with errlog.open("w") as err:
         async with (
-            stdio_client(params, errlog=err) as (read, write),
+            stdio_client(mcp_server(vault), errlog=err) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
             run = ServerRun(initialized=time.perf_counter() - t0)
-            for mode, queries in plan:
-                for qid, text in queries.items():
-                    run.answers.append(await ask(session, qid, text, mode, t0))
-            for first in run.answers[:repeat]:
-                run.repeats.append(await ask(session, first.qid, first.text, first.mode, t0))
-            status = await session.read_resource("kbtui://status")
-            run.status = json.loads(getattr(status.contents[0], "text", "{}"))
-    return run
+            yield session, run, t0
+            run.status = await server_status(session)
 
 
 def run_server(
@@ -200,29 +209,19 @@ async def follow_unindexed(
     """Start the server on a vault with no index and cycle through the questions from the
     moment `initialize` is answered until the index is ready with every chunk embedded;
     then ask every question once more (`repeats`): the answers a ready server gives."""
-    params = server_params(vault)
-    t0 = time.perf_counter()
     items = list(queries.items())
-    with errlog.open("w") as err:
-        async with (
-            stdio_client(params, errlog=err) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            run = ServerRun(initialized=time.perf_counter() - t0)
-            while time.perf_counter() - t0 < timeout:
-                qid, text = items[len(run.answers) % len(items)]
-                answer = await ask(session, qid, text, mode, t0)
-                run.answers.append(answer)
-                index = answer.index or {}
-                if index.get("state") == "ready" and index.get("chunks_embedded") == (
-                    index.get("chunks_total", 0) - index.get("chunks_not_embedded", 0)
-                ):
-                    break
-            for qid, text in items:
-                run.repeats.append(await ask(session, qid, text, mode, t0))
-            status = await session.read_resource("kbtui://status")
-            run.status = json.loads(getattr(status.contents[0], "text", "{}"))
+    async with served(vault, errlog) as (session, run, t0):
+        while time.perf_counter() - t0 < timeout:
+            qid, text = items[len(run.answers) % len(items)]
+            answer = await ask(session, qid, text, mode, t0)
+            run.answers.append(answer)
+            index = answer.index or {}
+            if index.get("state") == "ready" and index.get("chunks_embedded") == (
+                index.get("chunks_total", 0) - index.get("chunks_not_embedded", 0)
+            ):
+                break
+        for qid, text in items:
+            run.repeats.append(await ask(session, qid, text, mode, t0))
     return run
 
 
@@ -258,44 +257,37 @@ def timeline(run: ServerRun, grade: Callable[[Answer], float]) -> list[str]:
 
 def main() -> None:
     """A judge who skips `kbtui index`: the SciFact vault served from scratch."""
-    import argparse
-    import os
-    import tempfile
-
-    import retrieval  # bench/ is on the path: this file's folder
-
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--data", type=Path, default=retrieval.DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=SCIFACT)
     parser.add_argument("--queries", type=int, default=300, help="training questions cycled")
     parser.add_argument("--docs", type=int, help="a smaller corpus (see retrieval.py)")
-    parser.add_argument("--mode", default="hybrid", choices=retrieval.MODES)
+    parser.add_argument("--mode", default="hybrid", choices=MODES)
     parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
-    corpus, queries, qrels = retrieval.load_data(args.data, args.queries)
+    corpus, queries, qrels = load_scifact(args.data, args.queries)
     if args.docs is not None:
-        corpus = retrieval.subset(corpus, queries, qrels, args.docs)
-    load = os.getloadavg()[0]
+        corpus = subset(corpus, queries, qrels, args.docs)
+    before = cpu_times()
     print(
-        f"commit {retrieval.commit()}; {len(corpus)} notes, {len(queries)} questions, "
+        f"commit {commit()}; {len(corpus)} notes, {len(queries)} questions, "
         f"mode {args.mode}, no index before the server starts",
         flush=True,
     )
 
     def grade(a: Answer) -> float:
-        return retrieval.metrics(a.ranked, a.ranked, qrels[a.qid])[0]
+        return metrics(a.ranked, a.ranked, qrels[a.qid])[0]
 
     with tempfile.TemporaryDirectory(prefix="kbtui-cold-") as tmp:
         vault = Path(tmp) / "vault"
-        retrieval.write_vault(corpus, vault)
+        write_vault(corpus, vault)
         run = anyio.run(
             follow_unindexed, vault, queries, args.mode, Path(tmp) / "server.log", args.timeout
         )
     print(f"initialize answered {run.initialized:.2f} s after spawning the server")
     print("\n".join(timeline(run, grade)))
     print(server_pass(run))
-    print(f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after", file=sys.stderr)
+    print(machine_note(before))
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     main()

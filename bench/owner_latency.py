@@ -16,74 +16,44 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import QUERIES, percentiles
+from bench_common import (
+    QUERIES,
+    VAULT_EXAMPLE,
+    copy_vault,
+    cpu_times,
+    machine_note,
+    percentiles,
+    start_owner,
+    timed_calls,
+)
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.runtime.remote import RemoteVault
 from kbtui.runtime.shared import SharedVault, open_vault
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def timed(handle: SharedVault, calls: list[tuple[str, dict[str, Any]]]) -> list[float]:
-    out = []
-    for name, args in calls:
-        start = time.perf_counter()
-        answer = handle.call(name, args)
-        out.append((time.perf_counter() - start) * 1000)
-        if not answer["ok"]:
-            raise SystemExit(f"{name} {args} failed: {answer['message']}")
-    return out
 
 
 def run_calls(handle: SharedVault, n: int) -> dict[str, list[float]]:
     notes, _ = handle.note_page(0, 10_000)
     ids = [note["id"] for note in notes]
-    timed(handle, [("kb_search", {"query": q}) for q in QUERIES])  # warm: model, matrix
-    timed(handle, [("kb_get", {"id": i}) for i in ids[:10]])
+    timed_calls(handle.call, [("kb_search", {"query": q}) for q in QUERIES])  # warm: model, matrix
+    timed_calls(handle.call, [("kb_get", {"id": i}) for i in ids[:10]])
+    gets = [("kb_get", {"id": ids[i % len(ids)]}) for i in range(n)]
+    searches = [("kb_search", {"query": QUERIES[i % len(QUERIES)]}) for i in range(n)]
     return {
-        "kb_get": timed(handle, [("kb_get", {"id": ids[i % len(ids)]}) for i in range(n)]),
-        "kb_search": timed(
-            handle, [("kb_search", {"query": QUERIES[i % len(QUERIES)]}) for i in range(n)]
-        ),
+        "kb_get": timed_calls(handle.call, gets),
+        "kb_search": timed_calls(handle.call, searches),
     }
-
-
-def start_owner(settings: Settings) -> subprocess.Popen[bytes]:
-    """`kbtui mcp` as the owner; its stdin stays open, so it serves until signalled."""
-    command = ["-m", "kbtui.cli", "mcp", "--vault", str(settings.vault), "--log-level", "warning"]
-    proc = subprocess.Popen(
-        [sys.executable, *command],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        remote = RemoteVault.connect(settings)
-        if remote is not None:
-            remote.close()
-            return proc
-        time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("the owner process did not start serving within 60 s")
 
 
 def takeover(settings: Settings, sig: signal.Signals) -> tuple[float, float]:
     """Seconds from `sig` to the owner's role here, and to the first kb_get answered."""
-    owner = start_owner(settings)
+    owner = start_owner(settings.vault)
     with open_vault(settings, FastEmbedder) as handle:
         assert handle.role == "client" and handle.owner_pid == owner.pid
         handle.call("kb_get", {"id": handle.note_page(0, 1)[0][0]["id"]})
@@ -108,7 +78,7 @@ def bench(vault: Path, n: int, rounds: int) -> None:
         stats = local.status()["stats"]
         print(f"vault {vault}: {stats['notes']} notes, {stats['chunks']} chunks")
         here = run_calls(local, n)
-    owner = start_owner(settings)
+    owner = start_owner(settings.vault)
     try:
         with open_vault(settings, FastEmbedder) as remote:
             assert remote.role == "client"
@@ -133,13 +103,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300, help="Calls per tool (default 300)")
     parser.add_argument("--rounds", type=int, default=3, help="Takeovers per signal (default 3)")
     args = parser.parse_args()
-    if args.vault is not None:
-        bench(args.vault.resolve(), args.calls, args.rounds)
-        return
+    before = cpu_times()
     with tempfile.TemporaryDirectory() as tmp:
-        vault = Path(tmp) / "vault"
-        shutil.copytree(REPO / "vault_example", vault, ignore=shutil.ignore_patterns(".kbtui"))
-        bench(vault, args.calls, args.rounds)
+        vault = args.vault or copy_vault(VAULT_EXAMPLE, Path(tmp) / "vault")
+        bench(vault.resolve(), args.calls, args.rounds)
+    print(machine_note(before))
 
 
 if __name__ == "__main__":

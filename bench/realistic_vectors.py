@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from bench_common import SCIFACT
 
 from kbtui.embed import FastEmbedder
 from kbtui.models import EMBED_DIM
 from kbtui.store import Store
 
-SCIFACT = Path("/work/shared/data/scifact")  # as bench/retrieval.py (a worktree sits deeper)
 BATCH = 20_000
 
 

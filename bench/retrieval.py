@@ -26,17 +26,28 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import math
 import os
-import subprocess
-import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
+import mcp_ranking
 import numpy as np
+import short_set
+import vault_set
+from bench_common import (
+    MODES,
+    SCIFACT,
+    Qrels,
+    commit,
+    cpu_times,
+    doc_of,
+    load_scifact,
+    machine_note,
+    metrics,
+    subset,
+    write_vault,
+)
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
@@ -44,15 +55,6 @@ from kbtui.indexing.indexer import INDEX_VERSION_KEY
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.service import Mode
 from kbtui.store import Store
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import mcp_ranking  # bench/ is not a package: imported from its folder
-import short_set
-import vault_set
-
-DEFAULT_DATA = Path("/work/shared/data/scifact")
-MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
-Qrels = dict[str, dict[str, int]]  # query id -> {doc id: graded relevance}
 
 
 class CachedEmbedder:
@@ -97,65 +99,6 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name)
 
 
-def load_data(
-    folder: Path, limit: int | None
-) -> tuple[list[dict[str, str]], dict[str, str], Qrels]:
-    corpus = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
-    queries = {
-        q["_id"]: q["text"]
-        for q in map(json.loads, (folder / "queries_train.jsonl").open(encoding="utf-8"))
-    }
-    qrels: Qrels = defaultdict(dict)
-    for line in (folder / "qrels_train.tsv").read_text(encoding="utf-8").splitlines()[1:]:
-        qid, doc, score = line.split("\t")
-        if int(score) > 0:
-            qrels[qid][doc] = 1
-    chosen = [q for q in queries if q in qrels]
-    if limit is not None:
-        chosen = chosen[:limit]
-    return corpus, {q: queries[q] for q in chosen}, qrels
-
-
-def subset(
-    corpus: list[dict[str, str]], queries: dict[str, str], qrels: Qrels, n: int
-) -> list[dict[str, str]]:
-    """Every abstract judged for the queries, plus the first n others by id as distractors."""
-    judged = {d for q in queries for d in qrels[q]}
-    others = sorted((d for d in corpus if d["_id"] not in judged), key=lambda d: d["_id"])
-    keep = judged | {d["_id"] for d in others[:n]}
-    return [d for d in corpus if d["_id"] in keep]
-
-
-def write_vault(corpus: list[dict[str, str]], vault: Path) -> None:
-    """One note per abstract, named by its id; JSON strings are valid YAML scalars."""
-    vault.mkdir(parents=True)
-    for doc in corpus:
-        title = json.dumps(doc["title"], ensure_ascii=False)
-        (vault / f"{doc['_id']}.md").write_text(
-            f"---\ntitle: {title}\n---\n{doc['text']}\n", encoding="utf-8"
-        )
-
-
-def doc_of(result: dict[str, object]) -> str:
-    meta = result["metadata"]
-    assert isinstance(meta, dict)
-    return Path(str(meta["file_path"])).stem
-
-
-def metrics(
-    ranked: list[str], top100: list[str], grades: dict[str, int]
-) -> tuple[float, float, float]:
-    """(nDCG@10, Recall@100, MRR@10) as BEIR (pytrec_eval) computes them: the grade is the gain,
-    so binary judgments give binary nDCG; recall and MRR count any grade above 0."""
-    dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
-    best = sorted((g for g in grades.values() if g > 0), reverse=True)[:10]
-    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(best))
-    relevant = {d for d, g in grades.items() if g > 0}
-    recall = len(set(top100[:100]) & relevant) / len(relevant)
-    mrr = next((1 / (i + 1) for i, d in enumerate(ranked[:10]) if d in relevant), 0.0)
-    return dcg / ideal, recall, mrr
-
-
 def evaluate(
     kb: KnowledgeBase,
     queries: dict[str, str],
@@ -196,7 +139,7 @@ def deep_ranking(kb: KnowledgeBase, text: str, mode: Mode, docs: dict[str, str])
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR SciFact folder")
+    parser.add_argument("--data", type=Path, default=SCIFACT, help="BEIR SciFact folder")
     parser.add_argument("--queries", type=int, help="only the first N training queries")
     parser.add_argument(
         "--docs",
@@ -231,10 +174,10 @@ def main() -> None:
         help="where embedded vectors are cached",
     )
     args = parser.parse_args()
-    corpus, queries, qrels = load_data(args.data, args.queries)
+    corpus, queries, qrels = load_scifact(args.data, args.queries)
     if args.docs is not None:
         corpus = subset(corpus, queries, qrels, args.docs)
-    load = os.getloadavg()[0]
+    before = cpu_times()
     modes = tuple(m for m in MODES if m in args.modes.split(","))
     embedder = None
     if modes != ("keyword",):
@@ -315,9 +258,7 @@ def main() -> None:
             print(f"{mode:<9} {vndcg:8.3f} {vmrr:8.3f}")
     print(
         f"\nsearch: {search_s:.1f} s for {calls} calls; "
-        f"model {embedder.model_id if embedder else None}; "
-        f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after",
-        file=sys.stderr,
+        f"model {embedder.model_id if embedder else None}; {machine_note(before)}"
     )
 
 
@@ -353,17 +294,6 @@ def report_mcp(
     print("\n" + mcp_ranking.index_fields(run))
     print(mcp_ranking.server_pass(run))
     print("cold start:\n" + "\n".join(mcp_ranking.cold_start(train, run)))
-
-
-def commit() -> str:
-    """The commit measured, with "+dirty" when tracked files have uncommitted changes."""
-
-    def git(*args: str) -> str:
-        here = Path(__file__).resolve().parent
-        return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True).stdout
-
-    head = git("rev-parse", "--short", "HEAD").strip() or "unknown"
-    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 if __name__ == "__main__":

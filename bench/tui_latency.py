@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -34,12 +33,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_common import QUERIES, percentiles
-from kb_latency import CHUNKS_PER_NOTE, synthetic_vault  # sibling scripts: bench/ is on sys.path
-from synth_vault import make_vault
+from bench_common import (
+    CHUNKS_PER_NOTE,
+    QUERIES,
+    WORK,
+    cpu_times,
+    hub_sized_vault,
+    machine_note,
+    percentiles,
+    synthetic_vault,
+    working_copy,
+)
 from textual import events
 from textual.widgets import Input, Markdown
-from watch_latency import WORDS_PER_NOTE, indexed_vault, working_copy
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
@@ -111,8 +117,8 @@ def first_frame(vault: Path, runs: int, real: bool = False, copy_from: Path | No
     frames, lists, notes, after = [], [], [], []
     for _ in range(runs):
         if copy_from is not None:  # the runtime's pass may write: each run on a fresh copy
-            shutil.rmtree(vault.parent, ignore_errors=True)
-            vault = working_copy(copy_from, vault.parent)
+            shutil.rmtree(vault, ignore_errors=True)
+            vault = working_copy(copy_from, vault)
         spawned = time.time()
         out = subprocess.run(
             [sys.executable, __file__, "--child", str(vault), str(spawned), str(int(real))],
@@ -195,7 +201,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000, help="keystroke vault size")
     parser.add_argument("--frames", type=int, default=5, help="first-frame runs")
     parser.add_argument("--keys", type=int, default=40, help="keystroke samples")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--vault-notes", type=int, default=0, help="first frame on this size")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -204,12 +210,9 @@ def main() -> None:
         print(json.dumps(asyncio.run(_child_first_frame(vault, spawned, real))))
         return
     args.work.mkdir(parents=True, exist_ok=True)
-    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
+    before = cpu_times()
     if args.vault_notes:
-        cache = args.work / f"watch_synth_{args.vault_notes}"
-        if not Settings.for_vault(cache).db_path.exists():
-            make_vault(cache, args.vault_notes, 0, WORDS_PER_NOTE)
-        indexed_vault(cache, cache, FastEmbedder())
+        cache = hub_sized_vault(args.work, args.vault_notes, FastEmbedder().model_id)
         with tempfile.TemporaryDirectory(prefix="kbtui-tui-") as tmp:
             print(f"first frame on {cache.name}, real model (headless, {SIZE[0]}x{SIZE[1]})")
             first_frame(Path(tmp) / "live", args.frames, real=True, copy_from=cache)
@@ -217,11 +220,11 @@ def main() -> None:
         small = synthetic_vault(args.work, int(args.notes * CHUNKS_PER_NOTE))
         print(f"first frame on {small.vault.name} (headless, {SIZE[0]}x{SIZE[1]})")
         first_frame(small.vault, args.frames)
-    if not args.keys:
-        return
-    big = synthetic_vault(args.work, args.chunks)
-    print(f"keystrokes on {big.vault.name}")
-    keystrokes(big, args.keys)
+    if args.keys:
+        big = synthetic_vault(args.work, args.chunks)
+        print(f"keystrokes on {big.vault.name}")
+        keystrokes(big, args.keys)
+    print(machine_note(before))
 
 
 if __name__ == "__main__":

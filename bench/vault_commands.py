@@ -15,12 +15,15 @@ once as shipped, once with markdown links, tasks and canvases switched off.
 from __future__ import annotations
 
 import argparse
+import importlib
 import random
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -57,12 +60,12 @@ def cold(root: Path, plain: bool) -> tuple[float, float]:
     CPU time is what this process spent, the steadier figure on a loaded shared machine."""
     work = Path(tempfile.mkdtemp()) / "vault"
     shutil.copytree(root, work, ignore=shutil.ignore_patterns(".kbtui"))
-    import kbtui.vault.parse as parse
+    parse: Any = importlib.import_module("kbtui.vault.parse")  # parts swapped out below
 
     saved = (parse.md_target, parse.find_tasks)
     if plain:  # as before issue 29: no markdown links, no tasks
-        parse.md_target = lambda href, path: None  # type: ignore[assignment]
-        parse.find_tasks = lambda tokens, lines, first: ()  # type: ignore[assignment]
+        parse.md_target = lambda href, path: None
+        parse.find_tasks = lambda tokens, lines, first: ()
     try:
         settings = Settings.for_vault(work)
         store = Store(settings.db_path)
@@ -78,14 +81,14 @@ def cold(root: Path, plain: bool) -> tuple[float, float]:
 
 def parse_only(root: Path) -> None:
     """CPU seconds to parse every note, with and without what issue 29 reads (3 rounds)."""
-    import kbtui.vault.parse as parse
+    parse: Any = importlib.import_module("kbtui.vault.parse")  # parts swapped out below
 
     texts = [(p.relative_to(root).as_posix(), p.read_text()) for p in sorted(root.rglob("*.md"))]
     saved = (parse.md_target, parse.find_tasks)
     for plain in (True, False) * 3:
         if plain:
-            parse.md_target = lambda href, path: None  # type: ignore[assignment]
-            parse.find_tasks = lambda tokens, lines, first: ()  # type: ignore[assignment]
+            parse.md_target = lambda href, path: None
+            parse.find_tasks = lambda tokens, lines, first: ()
         cpu = time.process_time()
         for path, text in texts:
             parse.parse_note(path, text)
@@ -103,7 +106,7 @@ def latency(root: Path, rounds: int) -> None:
     rt.worker.wait_idle(3600)
     notes = rt.kb.store.all_note_paths()
     rng = random.Random(1)
-    calls = {
+    calls: dict[str, Callable[[], dict[str, Any]]] = {
         "vault_links backlinks": lambda: {"kind": "backlinks", "note": rng.choice(notes)},
         "vault_links links": lambda: {"kind": "links", "note": rng.choice(notes)},
         "vault_links unresolved": lambda: {"kind": "unresolved"},

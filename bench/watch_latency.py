@@ -26,15 +26,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from bench_common import cpu_times, machine_note, percentiles
+from bench_common import (
+    VAULT_EXAMPLE,
+    WORK,
+    copy_vault,
+    cpu_times,
+    hub_sized_vault,
+    indexed_vault,
+    machine_note,
+    percentiles,
+    wait_until,
+    working_copy,
+)
 from synth_vault import make_vault
 
 from kbtui.config import Settings
@@ -43,18 +52,6 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.models import IndexReport
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 30.0) -> float:
-    """Seconds until `check()` holds, polling every 5 ms."""
-    t0 = time.perf_counter()
-    while not check():
-        if time.perf_counter() - t0 > timeout:
-            raise TimeoutError("the change never showed up")
-        time.sleep(0.005)
-    return time.perf_counter() - t0
 
 
 def save(path: Path, text: str, style: str) -> None:
@@ -67,44 +64,8 @@ def save(path: Path, text: str, style: str) -> None:
         path.write_text(text)
 
 
-WORDS_PER_NOTE = (100, 490)  # ~6.5 chunks a note, as obsidian-hub's 43k chunks in 6.6k notes
-
-
-def indexed_vault(source: Path, cache: Path, embedder: FastEmbedder) -> Path:
-    """`source` indexed once into `cache` with the hash embedder, its vectors labelled as
-    the real model's (the vectors' values do not change what a save costs)."""
-    settings = Settings.for_vault(cache)
-    if not settings.db_path.exists():
-        started = time.perf_counter()
-        if cache != source:
-            shutil.copytree(source, cache, ignore=shutil.ignore_patterns(".kbtui"))
-        partial = settings.db_path.with_suffix(".building")
-        store = Store(partial)
-        Indexer(settings, store, HashEmbedder()).run()
-        store.set_meta("embed_model", embedder.model_id)
-        stats = store.stats()
-        store.close()
-        partial.rename(settings.db_path)
-        print(
-            f"indexed {source.name}: {stats['notes']} notes, {stats['chunks']} chunks "
-            f"in {time.perf_counter() - started:.0f} s"
-        )
-    return cache
-
-
-def working_copy(cache: Path, work: Path) -> Path:
-    """A copy of an indexed vault: notes hard-linked, the index copied."""
-    vault = work / "live"
-    ignore = shutil.ignore_patterns(".kbtui")
-    shutil.copytree(cache, vault, copy_function=os.link, ignore=ignore)
-    settings, cached = Settings.for_vault(vault), Settings.for_vault(cache)
-    settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(cached.db_path, settings.db_path)
-    return vault
-
-
 def save_to_searchable(rounds: int, work: Path, vault: Path | None = None) -> None:
-    vault = vault or Path(shutil.copytree(REPO / "vault_example", work / "live"))
+    vault = vault or copy_vault(VAULT_EXAMPLE, work / "live")
     settings = Settings.for_vault(vault)
     embedder = FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
     runtime = VaultRuntime(settings, embedder)
@@ -175,7 +136,7 @@ def no_change_start(notes: int, work: Path) -> None:
 
 
 def idle_cpu(seconds: float, work: Path) -> None:
-    vault = Path(shutil.copytree(REPO / "vault_example", work / "idle"))
+    vault = copy_vault(VAULT_EXAMPLE, work / "idle")
     runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder())
     runtime.start()
     wait_until(lambda: runtime.status()["index"]["state"] == "idle", 60)
@@ -196,28 +157,24 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=20.0)
     parser.add_argument("--vault-notes", type=int, default=0, help="synthetic vault to save to")
     parser.add_argument("--vault", type=Path, help="a real vault to save to (copied)")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--only", choices=("save", "idle", "scan"), action="append")
     args = parser.parse_args()
     only = set(args.only or ("save", "idle", "scan"))
     before = cpu_times()
-    print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory(prefix="kbtui-watch-") as tmp:
         work = Path(tmp)
         if "save" in only:
             target = None
             if args.vault is not None or args.vault_notes:
                 args.work.mkdir(parents=True, exist_ok=True)
-                embedder = FastEmbedder()
+                model_id = FastEmbedder().model_id
                 if args.vault is not None:
                     source = args.vault.resolve()
-                    cache = args.work / f"watch_{source.name}"
+                    cache = indexed_vault(source, args.work / f"watch_{source.name}", model_id)
                 else:
-                    cache = args.work / f"watch_synth_{args.vault_notes}"
-                    source = cache
-                    if not Settings.for_vault(cache).db_path.exists():
-                        make_vault(cache, args.vault_notes, 0, WORDS_PER_NOTE)
-                target = working_copy(indexed_vault(source, cache, embedder), work)
+                    cache = hub_sized_vault(args.work, args.vault_notes, model_id)
+                target = working_copy(cache, work / "live")
             save_to_searchable(args.rounds, work, target)
         if "idle" in only:
             idle_cpu(args.idle, work)

@@ -23,6 +23,7 @@ class Settings:
     embed_threads: int | None = None  # None: all cores
     imports_folder: str = "imports"  # where knowledge_import writes notes
     hnsw_min_chunks: int = 150_000  # below this, exact vector search is fast enough
+    max_pdf_mb: int = 100  # a larger PDF is not read, only found by name ($KBTUI_MAX_PDF_MB)
 
     @property
     def db_path(self) -> Path:
@@ -39,4 +40,6 @@ class Settings:
         chosen = vault if vault is not None else os.environ.get("KBTUI_VAULT") or os.getcwd()
         root = Path(chosen).expanduser().resolve()
         idx = Path(index_dir).expanduser().resolve() if index_dir else root / INDEX_DIRNAME
+        if "max_pdf_mb" not in kwargs and os.environ.get("KBTUI_MAX_PDF_MB", "").isdigit():
+            kwargs["max_pdf_mb"] = int(os.environ["KBTUI_MAX_PDF_MB"])
         return cls(vault=root, index_dir=idx, **kwargs)  # type: ignore[arg-type]

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
     ("tokenize", "embed_opt", "cells", "memory"),
     ("embed", "vault", "graph", "store"),
-    ("search", "indexing"),
+    ("search", "indexing", "bases"),
     ("tools",),
     ("runtime",),
     ("mcp", "tui"),
@@ -41,7 +41,7 @@ ONLY = {"duckdb": "store", "textual": "tui"}  # third-party package -> the one p
 ROOMS: dict[str, tuple[tuple[str, ...], ...]] = {
     "store": (("file",), ("side",), ("vectors", "graph", "queries"), ("*",)),
     "tools": (("envelope",), ("params", "parts"), ("contracts",), ("graph", "obsidian"), ("*",)),
-    "vault": (("*",), ("edit",)),
+    "vault": (("obsidian",), ("*",), ("edit",)),
 }
 FREE = ("tui",)  # Textual's screens and widgets message each other both ways
 MAX_MODULES = 15

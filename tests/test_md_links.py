@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbtui.runtime.runtime import VaultRuntime
-from kbtui.vault.mdlinks import md_target
+from kbtui.vault.obsidian.mdlinks import md_target
 from kbtui.vault.parse import parse_note
 
 

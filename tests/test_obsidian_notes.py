@@ -13,7 +13,7 @@ import pytest
 
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
-from kbtui.vault.daily import daily_path, moment_format
+from kbtui.vault.obsidian.daily import daily_path, moment_format
 from tests.conftest import open_runtime
 
 KEPANO = Path("/work/shared/data/vaults/kepano")

@@ -13,10 +13,13 @@ from typing import Any
 from textual.message import Message
 from textual.pilot import Pilot
 
+from kbtui.embed import HashEmbedder
 from kbtui.runtime.owner import OwnerUnavailable
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
+from tests.conftest import open_runtime
+from tests.test_tui_bases import CONCEPTS
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
 Snap = Callable[..., bool]
@@ -102,3 +105,13 @@ def test_index_held_by_another_process(snap_compare: Snap) -> None:
         )
 
     assert shot(snap_compare, KbApp(opener=opener, vault_name="notes"))
+
+
+def test_base_table(snap_compare: Snap, tui_vault: Path) -> None:
+    """A .base found by search opens as a table, its views as tabs (the README's picture)."""
+    (tui_vault / "Concepts.base").write_text(CONCEPTS, encoding="utf-8")
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        assert shot(snap_compare, make_app(runtime), "type:concepts base", "enter")
+    finally:
+        runtime.close()

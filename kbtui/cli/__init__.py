@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kbtui import __version__
+from kbtui.cli.bases import BASE_COMMANDS
 from kbtui.cli.common import err, opened_vault, settings_for, vault_option
 from kbtui.cli.common import out as _out
 from kbtui.cli.graph import GRAPH_COMMANDS
@@ -220,7 +221,7 @@ def _print_report(report: IndexReport, settings: Settings) -> None:
 
 for _command in KB_COMMANDS:
     main.add_command(_command)
-for _command in (*MCP_COMMANDS, *SQL_COMMANDS):
+for _command in (*MCP_COMMANDS, *SQL_COMMANDS, *BASE_COMMANDS):
     main.add_command(_command)
 for _command in (*GRAPH_COMMANDS, *VAULT_COMMANDS):
     main.add_command(_command)

@@ -51,7 +51,10 @@ def head_line(result: dict[str, Any], ids: bool, safe: bool = True) -> Text:
         head.append(str(result["id"]), style="cyan")
         head.append("  ")
     head.append(shown(str(result.get("title") or result["id"])), style="bold")
-    path = str((result.get("metadata") or {}).get("file_path") or "")
+    metadata = result.get("metadata") or {}
+    if metadata.get("page"):  # a PDF's page
+        head.append(f"  p. {metadata['page']}", style="magenta")
+    path = str(metadata.get("file_path") or "")
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
     if folder:
         head.append(f"  {shown(folder)}/", style="dim")

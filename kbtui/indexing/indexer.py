@@ -18,24 +18,27 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.embedding import PendingEmbeddings
-from kbtui.indexing.order import groups, recent_first
+from kbtui.indexing.files_sync import sync_files
+from kbtui.indexing.order import pass_order
+from kbtui.indexing.pdf_notes import over_limit_changed, pdf_bytes, pdf_chunks, pdf_note
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
+from kbtui.vault import scan
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
+from kbtui.vault.pdf import page_of
 from kbtui.vault.plain import plain_text
-from kbtui.vault.scan import NotAFileError, read_note_bytes, scan_vault
+from kbtui.vault.scan import NotAFileError, is_note, read_note_bytes
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
@@ -69,6 +72,8 @@ def embed_text(title: str, heading: str, content: str) -> str:
     `content` is the chunk as Obsidian shows it (no comments or HTML markup: the store's
     `shown`). Code blocks are left out unless the chunk is nothing but code.
     """
+    if page_of(heading) is not None:  # a PDF page's `p. N` is no context: a page that
+        heading = ""  # moves keeps its vector (pending rows bring the heading back here)
     path = [h for h in heading.split(" > ") if h] if heading else []
     if path and path[0] == title:
         path = path[1:]
@@ -131,12 +136,14 @@ class Indexer:
         self.lock: AbstractContextManager[Any] = lock if lock is not None else threading.RLock()
         self.files_seen: int | None = None  # notes the last whole-vault scan found
         self.write_batch = max(1, write_batch)
+        self.text_written = False  # this pass wrote all its text: only vectors are left
 
     def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
         """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
         written by a tool): a path that no longer exists is removed from the index."""
         started = time.perf_counter()
         report = IndexReport()
+        self.text_written = False
         with self.lock:
             known = self.store.note_states()
             version = index_version(self.settings)
@@ -145,11 +152,15 @@ class Indexer:
                 self.store.set_meta(INDEX_VERSION_KEY, version)  # so a resumed one reads none
         scope = known
         if paths is None:
-            files, problems = scan_vault(self.settings.vault, self.settings.index_dir)
+            files, problems = scan.scan_vault(
+                self.settings.vault, self.settings.index_dir, scan.INDEXED_SUFFIXES
+            )
             report.skipped.extend(problems)
             self.files_seen = len(files)
         else:
-            files = _stat_files(self.settings.vault, paths)
+            files = scan.stat_files(
+                self.settings.vault, [p for p in paths if not scan.is_ignored(p)]
+            )
             scope = {p: known[p] for p in paths if p in known}
         force = stale_text and paths is None
         todo = self._to_read(files, known, report, force)
@@ -161,22 +172,24 @@ class Indexer:
         # Read, chunk and write a group at a time, the newest notes first: on a fresh vault,
         # keyword search answers from the first group on, and a long pass embeds beside the
         # text pass from then on (kbtui.indexing.embedding) instead of after every note.
-        paths_todo = recent_first(todo)
+        paths_todo, bounds = pass_order(todo, self.write_batch)  # notes, attachments, PDFs
         beside: PendingEmbeddings | None = None
+        bytes_left, bytes_done = sum(s.size for s in paths_todo), 0  # the embed bar's total
         try:
-            for i, j in groups(len(paths_todo), self.write_batch):
+            for i, j in bounds:
                 group = paths_todo[i:j]
                 reads = self._read(group, known, report, force, i, len(paths_todo))
                 writes = self._plan(reads, known, missing, report, plan)
                 with self.lock:
                     self.store.write_notes(writes)
                 self.progress("write", j, len(paths_todo))
-                if beside is not None:
-                    beside.check()
-                    beside.written()
-                elif embed and self.embedder is not None and j < len(paths_todo):
+                bytes_done += sum(s.size for s in group)
+                if beside is None and embed and self.embedder is not None and j < len(paths_todo):
                     beside = self._pending_embeddings()
                     beside.start()
+                if beside is not None:
+                    beside.check()
+                    beside.written(bytes_done, bytes_left - bytes_done)
             broken = {s.path for s in report.skipped}
             gone = {p: scope[p] for p in scope if p not in files or p in broken}
             renamed_from = {old for old, _ in report.renamed}
@@ -188,6 +201,8 @@ class Indexer:
             if paths is None:
                 with self.lock:
                     self.store.set_meta(INDEX_VERSION_KEY, version)
+            sync_files(self.settings, self.store, self.lock, report, paths)
+            self.text_written = True
             if beside is not None:
                 beside.finish()
         except BaseException:
@@ -224,10 +239,14 @@ class Indexer:
         force: bool,
     ) -> dict[str, FileState]:
         """New and changed files by stat (every file with `force`), in path order."""
+        max_mb = self.settings.max_pdf_mb
         todo = {
             p: s
             for p, s in sorted(files.items())
-            if force or p not in known or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+            if force
+            or p not in known
+            or (known[p][1], known[p][2]) != (s.size, s.mtime_ns)
+            or over_limit_changed(p, known[p][3], s.size, max_mb)
         }
         report.unchanged += len(files) - len(todo)
         return todo
@@ -246,18 +265,26 @@ class Indexer:
         for n, state in enumerate(todo, offset + 1):
             self.progress("read", n, total)
             try:
-                data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
-                if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
-                    raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
-                file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+                pdf, max_mb = not is_note(state.path), self.settings.max_pdf_mb  # or attachment
+                if pdf:
+                    data, file_hash = pdf_bytes(self.settings.vault, state, max_mb)
+                else:
+                    data = read_note_bytes(self.settings.vault / state.path, MAX_NOTE_BYTES)
+                    if len(data) > MAX_NOTE_BYTES:  # it grew after the stat
+                        raise NoteError(f"too large (over {MAX_NOTE_BYTES / 1e6:.0f} MB)")
+                    file_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(state.path)
                 if old is not None and old[3] == file_hash and not force:
                     with self.lock:
                         self.store.touch_note(old[0], state.size, state.mtime_ns)
                     report.unchanged += 1
                     continue
-                text, warning = decode_note(data)
-                note = parse_note(state.path, text)
+                if pdf:
+                    note, warning = pdf_note(state, data, max_mb), None
+                else:
+                    assert data is not None
+                    text, warning = decode_note(data)
+                    note = parse_note(state.path, text)
             except (DecodeError, NoteError) as exc:
                 report.skipped.append(Skipped(state.path, str(exc)))
                 continue
@@ -325,11 +352,14 @@ class Indexer:
         )
         if isinstance(fm_size, int) and isinstance(fm_overlap, int) and 0 <= fm_overlap < fm_size:
             size, overlap = fm_size, fm_overlap  # notes written by knowledge_import keep theirs
-        if note.frontmatter.get("chunk_mode") == "fixed":
+        pdf = not is_note(note.path)  # a PDF or an attachment
+        if pdf:
+            chunks = pdf_chunks(note, size, overlap)
+        elif note.frontmatter.get("chunk_mode") == "fixed":
             chunks = fixed_chunks(note.body, size, overlap)
         else:
             chunks = chunk_body(note.body, note.sections, size, overlap)
-        if not chunks:
+        if not chunks and not pdf:
             props = properties_chunk(note.frontmatter)
             chunks = [props] if props is not None else []
         hidden = HiddenText(note.body, note.blocks)
@@ -340,10 +370,11 @@ class Indexer:
             hidden.shown(c.start, c.end, KEYWORD_HIDDEN) if c.end > c.start else c.content
             for c in chunks
         ]
-        texts = [embed_text(note.title, c.heading, v) for c, v in zip(chunks, shown, strict=True)]
+        heads = ["" if pdf else c.heading for c in chunks]  # a PDF's `p. N` is no context
+        texts = [embed_text(note.title, h, v) for h, v in zip(heads, shown, strict=True)]
         counted = [
-            term_counts(keyword_text(note.title, c.heading, v))
-            for c, v in zip(chunks, searched, strict=True)
+            term_counts(keyword_text(note.title, h, v))
+            for h, v in zip(heads, searched, strict=True)
         ]
         return NoteWrite(
             note=note,
@@ -363,17 +394,6 @@ class Indexer:
             ),
             chunk_not_embedded=tuple(meaning.reason(c.start, c.end) or "" for c in chunks),
         )
-
-
-def _stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
-    files = {}
-    for path in paths:
-        try:
-            st = (vault / path).stat()
-        except OSError:
-            continue
-        files[path] = FileState(path, st.st_size, st.st_mtime_ns)
-    return files
 
 
 def _with_id(note: ParsedNote, entity_id: str) -> ParsedNote:

@@ -4,8 +4,26 @@ from __future__ import annotations
 
 from kbtui.models import FileState
 from kbtui.vault.names import name_stem
+from kbtui.vault.pdf import is_pdf
+from kbtui.vault.scan import is_note
 
 FIRST_GROUP = 16  # notes in the first group; the next ones double up to the write batch
+
+
+def pass_order(
+    todo: dict[str, FileState], write_batch: int
+) -> tuple[list[FileState], list[tuple[int, int]]]:
+    """The files of a pass in reading order, and the [start, end) of each group written
+    together: every note first (newest first, `groups`), then attachments (by name only),
+    then PDFs one a group, so a 1,000-page manual holds up nothing else."""
+    order = recent_first({p: s for p, s in todo.items() if is_note(p)})
+    bounds = groups(len(order), write_batch)
+    files = recent_first({p: s for p, s in todo.items() if not is_note(p) and not is_pdf(p)})
+    bounds += [(len(order) + i, len(order) + j) for i, j in groups(len(files), write_batch)]
+    order += files
+    bounds += [(n, n + 1) for n in range(len(order), len(todo))]
+    order += recent_first({p: s for p, s in todo.items() if is_pdf(p)})
+    return order, bounds
 
 
 def recent_first(todo: dict[str, FileState]) -> list[FileState]:

@@ -36,6 +36,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from kbtui.vault.files import is_vault_file
 from kbtui.vault.scan import IGNORED_DIRS, is_ignored
 
 log = logging.getLogger("kbtui.watcher")
@@ -131,8 +132,9 @@ class ChangeBatcher:
         self.add_paths(rel for p in ends if p and (rel := self.relative(p)) is not None)
 
     def add_paths(self, paths: Iterable[str]) -> None:
-        """Queue vault-relative paths; ignored ones (hidden folders, non-notes) are dropped."""
-        notes = [p for p in paths if not is_ignored(p)]
+        """Queue vault-relative paths; ignored ones (hidden folders, files other than notes
+        and .base files) are dropped."""
+        notes = [p for p in paths if not is_ignored(p) or (is_vault_file(p) and _is_base(p))]
         if not notes:
             return
         with self._lock:
@@ -280,6 +282,10 @@ class VaultWatcher:
             self._callback(batch)
         except Exception:
             log.exception("change callback failed")
+
+
+def _is_base(path: str) -> bool:
+    return path.lower().endswith(".base")
 
 
 def _inside(path: str, folder: str) -> bool:

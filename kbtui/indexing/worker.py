@@ -25,6 +25,12 @@ class IndexingStopped(Exception):
     """Raised from the progress hook to end a pass at the next batch when shutting down."""
 
 
+class EmbeddingDeferred(Exception):
+    """Raised from the progress hook between two embedded batches, once the pass's text is
+    written, when changes wait: a 1,000-page PDF's minutes of embedding give way to a note
+    saved meanwhile. The next pass writes that note, then embeds what still waits."""
+
+
 class IndexWorker:
     """The one background thread that writes the index from the vault.
 
@@ -110,6 +116,10 @@ class IndexWorker:
             time.sleep(0.05)
         return True
 
+    def _waiting(self) -> bool:
+        with self._cond:
+            return bool(self._paths) or self._rescan
+
     def status(self) -> dict[str, Any]:
         """What the worker is doing, for a status display: indexing / embedding / queued /
         idle / failed: ... / stopped, the current phase's progress and the last pass."""
@@ -151,6 +161,12 @@ class IndexWorker:
         except IndexingStopped:
             log.info("indexing stopped for shutdown")
             return
+        except EmbeddingDeferred:  # every text written; vectors go on in the next pass
+            log.info("embedding deferred to the next pass: changes are waiting")
+            self.passes += 1
+            self.last_change = time.time()
+            self.state = "idle"
+            return
         except Exception as exc:  # the next batch may well succeed; keep serving
             if self._stopping.is_set():  # the store was closed under a pass: expected
                 log.info("indexing abandoned at shutdown (%s)", exc)
@@ -180,6 +196,8 @@ class IndexWorker:
         )
         if phase == "embed" and beside:
             return  # embedding beside the text pass: the status shows the files left to read
+        if phase == "embed" and done and self.indexer.text_written and self._waiting():
+            raise EmbeddingDeferred
         self.phase = (phase, done, total)
         writes_done = phase == "write" and done == total
         if writes_done:

@@ -14,9 +14,11 @@ FIRST_READ_WAIT = 5.0  # seconds an early question waits for the first pass to r
 WITH_INDEX_STATE = frozenset(
     {
         "kb_search",
+        "app_search",
         "knowledge_query",
         *GRAPH_READS,
         "kg_find_duplicates",
+        "base_query",
         "vault_links",
         "tasks_list",
     }

@@ -185,7 +185,7 @@ class VaultRuntime:
         and `reindex`, raises `VaultClosed` once the runtime is closed."""
         with self.lock:
             self._check_open()
-            stats = self.kb.store.stats()
+            stats = {**self.kb.store.stats(), **self.kb.store.pdf_summary()}
         index = self.worker.status()
         index["chunks_waiting_for_vectors"] = (
             stats.get("chunks", 0) - stats.get("embedded", 0) - stats.get("not_embedded", 0)

@@ -30,6 +30,7 @@ from kbtui.search.keyword_index import KeywordIndex, KeywordScores
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, query_terms
+from kbtui.vault.pdf import page_place
 from kbtui.vault.plain import plain_text
 
 Mode = Literal["hybrid", "vector", "keyword"]
@@ -281,6 +282,7 @@ class SearchService:
                         "heading": d["heading"],
                         "vector_score": hit.vector_score,
                         "keyword_score": hit.keyword_score,
+                        **page_place(d["path"], d["heading"]),  # a PDF's page and link
                     },
                 )
             )

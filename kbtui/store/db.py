@@ -32,13 +32,14 @@ from kbtui.store.graph.link_queries import LinkQueries
 from kbtui.store.note_facts import FACT_TABLES, insert_facts
 from kbtui.store.queries.browse import BrowseQueries
 from kbtui.store.queries.reads import ReadQueries
+from kbtui.store.queries.vault_files import VaultFileQueries
 from kbtui.store.side.arrays import SideChecks
 from kbtui.store.side.chunk_cache import NOTE_COLUMNS
 from kbtui.store.side.state import SideState
 from kbtui.store.vectors import open_facts
 from kbtui.store.vectors.embeddings import EmbeddingWrites
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -67,7 +68,8 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites):
+class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites,
+            VaultFileQueries):  # fmt: skip
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.
@@ -176,7 +178,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                     graph_paths.rebuild(self.con)
                 self.set_meta("schema_version", str(number))
         self._ensure_index_id()
-        self._check_graph_keys()
+        self._check_graph()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -7,11 +7,13 @@ from typing import Any
 
 from kbtui.models import SearchFilters
 from kbtui.search.service import Mode
+from kbtui.tools.base_search import base_document, base_hits
 from kbtui.tools.contracts.kb import ENTITY_TYPES
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.chunk import reassemble
+from kbtui.vault.pdf import is_pdf, page_of, page_place
 
 VOICE_TOP_K = 3
 # While more than this share of the passages that take a vector is still waiting for one (a
@@ -22,11 +24,15 @@ VOICE_TOP_K = 3
 WAITING_SHARE = 0.10
 
 
+NOT_INITIALIZED = "KB not initialized: no notes are indexed yet; run `kbtui index`"
+
+
 class KbTools:
     """The note-level tools; `graph` records which entities were shown and used."""
 
     def __init__(self, parts: VaultParts, graph: KnowledgeGraph) -> None:
         self.store = parts.store
+        self.vault = parts.settings.vault
         self.search_service = parts.search
         self.graph = graph
 
@@ -34,7 +40,7 @@ class KbTools:
     def kb_search(self, args: dict[str, Any]) -> dict[str, Any]:
         filters = {k: v for k, v in args["filters"].items() if v is not None}
         if "type" in filters:
-            known = sorted(set(ENTITY_TYPES) | set(self.store.note_types()))
+            known = sorted(set(ENTITY_TYPES) | set(self.store.note_types()) | {"base"})
             if filters["type"] not in known:
                 raise ValidationError(
                     f"filters.type {filters['type']!r} is not a known type; use one of "
@@ -49,26 +55,32 @@ class KbTools:
             args["query"], top_k, SearchFilters(**filters), mode=ranked_by
         )
         self.graph.shown([r.id for r in results])
+        found = [
+            {
+                "id": r.id,
+                "type": r.type,
+                "title": r.title,
+                "snippet": r.snippet,
+                "score": r.score,
+                "source_type": "kb_document",
+                "metadata": r.metadata,
+            }
+            for r in results
+        ]
+        if filters.get("type") in (None, "base") and not filters.get("tag"):
+            found = (base_hits(self.store, self.vault, args["query"], filters.get("folder"))
+                     + found)[:top_k]  # fmt: skip
         answer = ok(
-            results=[
-                {
-                    "id": r.id,
-                    "type": r.type,
-                    "title": r.title,
-                    "snippet": r.snippet,
-                    "score": r.score,
-                    "source_type": "kb_document",
-                    "metadata": r.metadata,
-                }
-                for r in results
-            ],
-            total_found=len(results),
+            results=found,
+            total_found=len(found),
             query=args["query"],
             filters_applied=filters,
             top_k=top_k,
             voice_mode=voice,
             mode=mode,
         )
+        if not results and self.store.note_count() == 0:  # spec 001: still ok, and empty
+            note = NOT_INITIALIZED
         if note:
             answer["message"] = note
         return answer
@@ -94,15 +106,18 @@ class KbTools:
     def kb_get(self, args: dict[str, Any]) -> dict[str, Any]:
         entity_id = args["id"]
         note = self.store.note(entity_id)
+        if note is None and entity_id.startswith("base:"):
+            base = base_document(self.store, self.vault, entity_id)
+            if base is not None:
+                return ok(**base)
         if note is None:
             if self.store.note_count() == 0:
-                raise NotFoundError(
-                    "KB not initialized: no notes are indexed yet; run `kbtui index`"
-                )
+                raise NotFoundError(NOT_INITIALIZED)
             raise NotFoundError(f"Entity '{entity_id}' not found in KB")
         self.graph.used([entity_id])
         chunks = self.store.note_chunks(entity_id)
         content = reassemble([(c["start_pos"], c["end_pos"], c["content"]) for c in chunks])
+        extra = {"pages": pdf_pages(chunks)} if is_pdf(note["path"]) else {}
         return ok(
             id=entity_id,
             type=note["type"],
@@ -110,6 +125,7 @@ class KbTools:
             content=content,
             metadata=note_metadata(note),
             chunks_count=len(chunks),
+            **extra,
         )
 
     # -- knowledge_query ------------------------------------------------------------------
@@ -137,6 +153,7 @@ class KbTools:
                     "entity_id": hit.entity_id,
                     "file_path": note["path"],
                     "chunk_index": chunk["chunk_index"],
+                    **page_place(note["path"], chunk["heading"]),  # a PDF's page and link
                 }
             results.append(item)
         return ok(results=results, total=len(results), query=args["query"])
@@ -153,3 +170,13 @@ def note_metadata(note: dict[str, Any]) -> dict[str, Any]:
         "created_at": note["created_at"],
         "indexed_at": note["indexed_at"],
     }
+
+
+def pdf_pages(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A PDF's text page by page ([{page, text}], page 1 first) from its chunks."""
+    by_page: dict[int, list[tuple[int, int, str]]] = {}
+    for c in chunks:
+        page = page_of(c["heading"])
+        if page is not None:
+            by_page.setdefault(page, []).append((c["start_pos"], c["end_pos"], c["content"]))
+    return [{"page": n, "text": reassemble(parts)} for n, parts in sorted(by_page.items())]

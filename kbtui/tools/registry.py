@@ -13,10 +13,12 @@ from typing import Any
 
 from kbtui.store import DatabaseError, StoreError
 from kbtui.tools import browse
+from kbtui.tools.bases import BaseTools
 from kbtui.tools.browse import APP_TOOLS
 from kbtui.tools.catalog import GRAPH_READS, READS
 from kbtui.tools.catalog import PUBLISHED as CATALOGUE
 from kbtui.tools.chunk_view import get_chunk
+from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
@@ -25,6 +27,7 @@ from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, g
 from kbtui.tools.graph import context, extract
 from kbtui.tools.graph.links import LinkTools
 from kbtui.tools.graph.read import KnowledgeGraph
+from kbtui.tools.graph.rename import Renamer
 from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
@@ -90,7 +93,8 @@ TOOLS: dict[str, Tool] = {
         Tool(KG_TOOLS["kg_extract_from_memory"], lambda t, a: extract.extract_tool(t.writer, a)),
         Tool(KG_TOOLS["kg_find_duplicates"], lambda t, a: extract.duplicates_tool(t.graph, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
-        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.links.kg_rename_entity(a)),
+        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
+        Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
         Tool(VAULT_TOOLS["vault_links"], lambda t, a: obsidian_links.vault_links(t.parts, a)),
@@ -133,6 +137,8 @@ class Toolset:
     writer: GraphWriter
     kb: KbTools
     links: LinkTools
+    renamer: Renamer
+    bases: BaseTools
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
@@ -140,6 +146,8 @@ class Toolset:
         self.writer = GraphWriter(self.graph)
         self.kb = KbTools(parts, self.graph)
         self.links = LinkTools(self.writer)
+        self.renamer = Renamer(self.writer)
+        self.bases = BaseTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""

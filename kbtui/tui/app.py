@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import shlex
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from kbtui.runtime.runtime import VaultHandle
 from kbtui.tui.commands import KbCommands
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.graph import GraphScreen
 from kbtui.tui.screens.modals import ErrorScreen, HelpScreen, PromptModal, ReportModal
 from kbtui.tui.screens.note import NoteScreen
@@ -198,10 +200,12 @@ class KbApp(App[None]):
     # -- navigation ------------------------------------------------------------------------
     @on(OpenNote)
     def _open_note(self, message: OpenNote) -> None:
-        if isinstance(self.screen, NoteScreen):
-            self.screen.show_entity(message.entity_id)
+        if message.entity_id.startswith("base:"):  # a base from search: its views, not a note
+            self.push_screen(BaseScreen(message.entity_id))
+        elif isinstance(self.screen, NoteScreen):
+            self.screen.show_entity(message.entity_id, message.page)
         else:
-            self.push_screen(NoteScreen(message.entity_id))
+            self.push_screen(NoteScreen(message.entity_id, message.page))
 
     @on(ShowGraph)
     def _show_graph(self, message: ShowGraph) -> None:
@@ -274,6 +278,26 @@ class KbApp(App[None]):
         self.call_from_thread(self.poll_status)
         if then is not None:
             self.call_from_thread(then)
+
+    def open_file(self, rel_path: str) -> None:
+        """Open a vault file (a PDF) in the system's viewer: xdg-open, or macOS's open."""
+        vault = self.vault_path()
+        opener = shutil.which("xdg-open") or shutil.which("open")
+        if vault is None or opener is None:
+            self.notify("No viewer to open files with (xdg-open or open).", severity="error")
+            return
+        try:
+            subprocess.Popen(  # detached: the viewer outlives nothing of ours
+                [opener, str(vault / rel_path)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self.notify(f"Cannot start {opener}: {exc}", severity="error")
+            return
+        self.notify(f"Opening {rel_path}")
 
     def edit_note(self, entity_id: str, rel_path: str) -> None:
         """Open the note's file in $VISUAL / $EDITOR with the app suspended, then re-index

@@ -15,11 +15,13 @@ Envelope = dict[str, Any]
 
 
 class OpenNote(Message):
-    """Show this entity's note (pushes the note view or navigates inside it)."""
+    """Show this entity's note (pushes the note view or navigates inside it); a PDF's hit
+    names its `page`, shown first."""
 
-    def __init__(self, entity_id: str) -> None:
+    def __init__(self, entity_id: str, page: int | None = None) -> None:
         super().__init__()
         self.entity_id = entity_id
+        self.page = page
 
 
 class ShowGraph(Message):

@@ -26,9 +26,9 @@ from markdown_it.token import Token
 
 from kbtui.models import Link, ParsedNote
 from kbtui.vault.canvas import CANVAS_SUFFIX, CanvasError, parse_canvas
-from kbtui.vault.mdlinks import md_target
 from kbtui.vault.names import MAX_ID_LEN, derive_type_and_name, page_title, singular, slug
-from kbtui.vault.tasks import find_tasks
+from kbtui.vault.obsidian.mdlinks import md_target
+from kbtui.vault.obsidian.tasks import find_tasks
 from kbtui.vault.yaml_text import load_yaml_lenient
 
 __all__ = ["NoteError", "derive_type_and_name", "parse_note", "singular", "slug"]

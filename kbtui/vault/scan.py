@@ -7,23 +7,38 @@ import stat
 from pathlib import Path
 
 from kbtui.models import FileState, Skipped
+from kbtui.vault.attachments import SUFFIXES as ATTACHMENT_SUFFIXES
 
 IGNORED_DIRS = frozenset({".obsidian", ".git", ".trash", ".kbtui", "node_modules", "__pycache__"})
 NOTE_SUFFIXES = (".md", ".markdown", ".canvas")  # canvases: kbtui.vault.canvas
+# What the indexer holds: notes, PDFs (kbtui.vault.pdf), attachments by name (.attachments)
+INDEXED_SUFFIXES = (*NOTE_SUFFIXES, ".pdf", *ATTACHMENT_SUFFIXES)
+
+
+def is_note(rel_path: str) -> bool:
+    """A note read as text: markdown or a canvas (not a PDF or an attachment)."""
+    return rel_path.lower().endswith(NOTE_SUFFIXES)
+
+
+def is_markdown(rel_path: str) -> bool:
+    """A markdown note: the only kind of file kbtui's writes edit or move, and the only
+    kind a wikilink names without its suffix (`[[x.canvas]]`, `[[paper.pdf]]`)."""
+    return rel_path.lower().endswith((".md", ".markdown"))
 
 
 def is_ignored(rel_path: str) -> bool:
-    """True for paths the index never holds: hidden or tool folders, non-markdown files."""
+    """True for paths the index never holds: hidden or tool folders, files not indexed."""
     parts = rel_path.split("/")
     if any(p.startswith(".") or p in IGNORED_DIRS for p in parts):
         return True
-    return not parts[-1].lower().endswith(NOTE_SUFFIXES)
+    return not parts[-1].lower().endswith(INDEXED_SUFFIXES)
 
 
 def scan_vault(
-    vault: Path, index_dir: Path | None = None
+    vault: Path, index_dir: Path | None = None, suffixes: tuple[str, ...] = NOTE_SUFFIXES
 ) -> tuple[dict[str, FileState], list[Skipped]]:
-    """Return {relative posix path: FileState} of every note, plus unreadable entries.
+    """Return {relative posix path: FileState} of every file named with one of `suffixes`
+    (notes; the indexer asks for PDFs too), plus unreadable entries.
 
     Folder symlinks are not followed (no loops, no escaping the vault); file symlinks are.
     """
@@ -50,7 +65,7 @@ def scan_vault(
                     if skip_dir is None or Path(entry.path).resolve() != skip_dir:
                         stack.append((entry.path, rel + "/"))
                     continue
-                if not name.lower().endswith(NOTE_SUFFIXES):
+                if not name.lower().endswith(suffixes):
                     continue
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
@@ -63,6 +78,18 @@ def scan_vault(
                 continue
             found[rel] = FileState(path=rel, size=st.st_size, mtime_ns=st.st_mtime_ns)
     return found, problems
+
+
+def stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
+    """FileState of each of these vault-relative paths that exists."""
+    files = {}
+    for path in paths:
+        try:
+            st = (vault / path).stat()
+        except OSError:
+            continue
+        files[path] = FileState(path, st.st_size, st.st_mtime_ns)
+    return files
 
 
 class NotAFileError(OSError):

@@ -23,6 +23,15 @@ class BrowseQueries:
         statement (kbtui.store.queries.console): columns, rows, whether rows were left out."""
         return console.read_only_query(self.con, sql, max_rows)
 
+    def pdf_summary(self) -> dict[str, Any]:
+        """How many PDFs the index holds, and each one it could not read with the reason
+        (kbtui.indexing.pdf_notes records it as the `unreadable` property)."""
+        rows = self.con.execute(
+            "SELECT path, frontmatter ->> '$.unreadable' FROM notes "
+            "WHERE lower(path) LIKE '%.pdf' ORDER BY path"
+        ).fetchall()
+        return {"pdfs": len(rows), "pdfs_unreadable": {p: r for p, r in rows if r is not None}}
+
     def type_counts(self) -> list[tuple[str, int]]:
         """(type, notes) by count, most first."""
         rows = self.con.execute(

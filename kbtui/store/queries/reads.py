@@ -389,6 +389,11 @@ class ReadQueries:
             "tags": row[4],
             "postings": row[5],
             "types": dict(types),
-        }
+            # every vault file (attachments too), and the .base files that cannot be read
+            "files": self.con.execute("SELECT count(*) FROM vault_files").fetchone()[0],  # type: ignore[index]
+            "broken_bases": dict(self.con.execute(
+                "SELECT path, problem FROM vault_files WHERE problem IS NOT NULL ORDER BY 1"
+            ).fetchall()),
+        }  # fmt: skip
         self._stats_cache = (self.generation, stats)
         return {**stats, "types": dict(types)}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kbtui.store.graph.entities import REL_TYPES
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
-from kbtui.tools.graph.read import KnowledgeGraph
+from kbtui.tools.graph.read import KnowledgeGraph, note_file
 from kbtui.tools.params import validate
 from kbtui.vault.decode import decode_note
 from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
@@ -23,6 +23,7 @@ from kbtui.vault.edit.write import (
     write_new_note,
 )
 from kbtui.vault.parse import parse_note, slug
+from kbtui.vault.scan import is_markdown
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -100,7 +101,7 @@ class GraphWriter:
     def kg_create_relationship(self, args: dict[str, Any]) -> dict[str, Any]:
         start, goal, kind = args["fromEntityId"], args["toEntityId"], args["type"]
         self.graph.validate_pair(start, goal)
-        source = self.graph.require(start)
+        source = note_file(self.graph.require(start), "fromEntityId")
         target = self.graph.require(goal)
         label = (args["label"] or "").strip()
         if any(c in label for c in "[]") or any(not c.isprintable() for c in label):
@@ -136,6 +137,9 @@ class GraphWriter:
     def _link_ref(self, target: dict[str, Any]) -> str:
         """How a wikilink names the target: its file name when that is unambiguous."""
         path = str(target["path"])
+        if not is_markdown(path):  # a PDF or an image is linked with its suffix: [[paper.pdf]]
+            name = path.rsplit("/", 1)[-1]
+            return name if self.store.entities_named(name) == [target["id"]] else path
         stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         owners = self.store.entities_named(stem)
         return stem if owners == [target["id"]] else path.rsplit(".", 1)[0]
@@ -159,8 +163,8 @@ class GraphWriter:
             raise ValidationError("sourceEntityIds cannot be empty", field="sourceEntityIds")
         if target_id in sources:
             raise ValidationError("the target cannot also be a source", field="sourceEntityIds")
-        target = self.graph.require(target_id)
-        rows = [self.graph.require(s) for s in sources]
+        target = note_file(self.graph.require(target_id), "targetEntityId")
+        rows = [note_file(self.graph.require(s), "sourceEntityIds") for s in sources]
         path = self.vault / target["path"]
         original = path.read_bytes()
         text, _ = decode_note(original)

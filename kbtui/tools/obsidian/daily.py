@@ -1,6 +1,6 @@
-"""The daily note (Obsidian's Daily notes plugin, kbtui.vault.daily): its path, its text, and
-text appended or prepended (after the properties), the note created from the template first
-when missing. Writes are atomic and indexed at once."""
+"""The daily note (Obsidian's Daily notes plugin, kbtui.vault.obsidian.daily): its path, its
+text, and text appended or prepended (after the properties), the note created from the
+template first when missing. Writes are atomic and indexed at once."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
-from kbtui.vault.daily import daily_path, new_daily_text
 from kbtui.vault.edit.write import WriteError, inside, replace_note, write_new_note
+from kbtui.vault.obsidian.daily import daily_path, new_daily_text
 from kbtui.vault.spans import body_start
 
 

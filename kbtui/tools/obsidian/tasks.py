@@ -10,7 +10,7 @@ from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, 
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.edit.write import WriteError, replace_note
-from kbtui.vault.tasks import task_line
+from kbtui.vault.obsidian.tasks import task_line
 
 _NAMED = {"todo": False, "done": True, "all": None}
 

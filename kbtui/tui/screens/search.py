@@ -44,6 +44,7 @@ class SearchScreen(KbScreen):
         self.last_query: str | None = None  # the query the shown results answer (tests, bench)
         self._types: list[str] = []
         self._open_when_shown = False  # Enter came before the typed query's results
+        self.pages: dict[str, int] = {}  # a PDF hit's page, by entity id
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="search-bar"):
@@ -163,6 +164,7 @@ class SearchScreen(KbScreen):
             info.update(Text(f"{shown or envelope['total']} notes by title · {hint}", style="dim"))
             return
         hits = envelope["results"]
+        self.pages = {r["id"]: r["metadata"]["page"] for r in hits if "page" in r["metadata"]}
         results.show(
             (result_option(r) for r in hits), empty=f"nothing matches {message.query!r}", keep=keep
         )
@@ -185,7 +187,7 @@ class SearchScreen(KbScreen):
     def action_open(self) -> None:
         entity_id = self.query_one("#results", EntityList).current_id
         if entity_id is not None:
-            self.post_message(OpenNote(entity_id))
+            self.post_message(OpenNote(entity_id, self.pages.get(entity_id)))
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:
@@ -204,7 +206,7 @@ class SearchScreen(KbScreen):
     def _selected(self, event: EntityList.OptionSelected) -> None:
         event.stop()
         if event.option.id is not None:
-            self.post_message(OpenNote(event.option.id))
+            self.post_message(OpenNote(event.option.id, self.pages.get(event.option.id)))
 
     def action_clear(self) -> None:
         query = self.query_one("#query", Input)

@@ -129,3 +129,16 @@ def related_options(chunk: dict[str, Any]) -> list[Option]:
         snippet.truncate(160, overflow="ellipsis")
         options.append(Option(Text("\n").join([line, snippet]), id=entity))
     return options
+
+
+def pdf_markdown(pages: list[dict[str, Any]], first: int | None, unreadable: Any) -> str:
+    """A PDF's pages as markdown, page `first` (the search hit's) on top; each page's text
+    as written (a fenced block would lose the wrapping, so markup characters are escaped)."""
+    if not pages:
+        return f"*No text to show: {unreadable or 'this PDF has none'}. Press `o` to open it.*"
+    ordered = sorted(pages, key=lambda p: (p["page"] != first, p["page"]))
+    parts = []
+    for page in ordered:
+        text = re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", str(page["text"]))
+        parts.append(f"### p. {page['page']}\n\n" + text.replace("\n", "  \n"))
+    return "\n\n".join(parts)

@@ -59,7 +59,7 @@ def rewrite_links(
     """`text` with every link that `resolves` to the old note pointed at `new_target(old)`:
     body wikilinks and embeds (never in code), frontmatter wikilinks and bare relation values.
     `markdown` gives the edits of the markdown links among the link and image spans it is
-    handed (kbtui.vault.mdlinks). Returns the new text and how many links changed."""
+    handed (kbtui.vault.obsidian.mdlinks). Returns the new text and how many links changed."""
     edits: list[tuple[int, int, str]] = []
     found = spans(text)
     if markdown is not None:

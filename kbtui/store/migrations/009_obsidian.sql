@@ -1,4 +1,4 @@
--- Schema 8: what Obsidian's own commands answer (issue 29). Each link's form (a wikilink, a
+-- Schema 9: what Obsidian's own commands answer (issue 29). Each link's form (a wikilink, a
 -- markdown link, or a relation key's bare value, which Obsidian does not read as a link), and
 -- the vault's tasks: `- [c] text` list items with the Tasks plugin's and Dataview's fields.
 ALTER TABLE links ADD COLUMN IF NOT EXISTS form VARCHAR DEFAULT 'wiki';

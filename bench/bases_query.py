@@ -1,0 +1,127 @@
+"""base_query latency over a synthetic vault of notes with properties, tags and links.
+
+    python bench/bases_query.py                 # 10,000 notes (issue 30: p95 <= 150 ms)
+    python bench/bases_query.py --notes 100000  # 100k files (issue 30: <= 1.5 s)
+
+The vault is written and indexed once (no model: a base reads properties, tags and links only)
+under --work. Prints p50/p95 of one view run through the tool layer (filters on a category
+link, a tag and a number, a formula, a two-key sort, groupBy, a limit, summaries) warm (rows
+already read since the last change of the index) and after a change (rows read again), the
+rows matched, and the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from pathlib import Path
+
+from bench_common import cpu_times, machine_note, percentiles
+
+from kbtui.config import Settings
+from kbtui.indexing.indexer import Indexer
+from kbtui.store import Store
+from kbtui.tools.bases import BaseTools
+from kbtui.tools.parts import VaultParts
+
+BASE = """\
+filters:
+  and:
+    - categories.contains(link("Books"))
+    - '!file.name.contains("Template")'
+formulas:
+  per_page: (price / pages).toFixed(3)
+  age: (now() - date(read)).days.floor()
+views:
+  - type: table
+    name: Good recent
+    filters:
+      and:
+        - file.hasTag("fiction")
+        - rating >= 6
+        - read > date("2021-01-01")
+    groupBy:
+      property: status
+      direction: ASC
+    order: [file.name, author, rating, read, formula.per_page, formula.age]
+    sort:
+      - property: rating
+        direction: DESC
+      - property: read
+        direction: DESC
+    limit: 200
+    summaries:
+      rating: Average
+      formula.per_page: Max
+"""
+
+
+STATUSES = ["done", "reading", "queued"]
+
+
+def write_vault(vault: Path, notes: int) -> None:
+    rng = random.Random(30)
+    cats = ["Books", "Movies", "People", "Places"]
+    tags = ["fiction", "history", "science", "fiction/scifi", "poetry"]
+    for i in range(notes):
+        folder = vault / f"f{i % 50:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        cat = cats[i % 4]
+        day = f"20{rng.randint(15, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        (folder / f"Note {i}.md").write_text(
+            f'---\ncategories:\n  - "[[{cat}]]"\nauthor: "[[Author {i % 300}]]"\n'
+            f"rating: {rng.randint(1, 10)}\npages: {rng.randint(80, 900)}\n"
+            f"price: {rng.randint(5, 40)}\nread: {day}\nstatus: {rng.choice(STATUSES)}\n"
+            f"tags: [{rng.choice(tags)}, {rng.choice(tags)}]\n---\n"
+            f"Text of note {i} about [[Note {rng.randrange(notes)}]].\n",
+            encoding="utf-8",
+        )
+    (vault / "Books.base").write_text(BASE, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kbtui-bench"))
+    args = parser.parse_args()
+    vault = args.work / f"bases-{args.notes}"
+    settings = Settings.for_vault(vault)
+    if not (vault / "Books.base").exists():
+        write_vault(vault, args.notes)
+    store = Store(settings.db_path)
+    started = time.perf_counter()
+    Indexer(settings, store, None, write_batch=2000).run(embed=False)
+    print(f"index pass (incremental): {time.perf_counter() - started:.1f} s, "
+          f"{store.note_count()} notes, {len(store.vault_file_rows())} files")  # fmt: skip
+    tools = BaseTools(VaultParts(settings, store, None, None, None, None))  # type: ignore[arg-type]
+    query = {"file": "Books", "limit": 50}
+    before = cpu_times()
+    first = time.perf_counter()
+    answer = tools.base_query(query)
+    print(f"first query (rows read): {(time.perf_counter() - first) * 1000:.0f} ms, "
+          f"{answer['total']} rows matched, {len(answer['groups'])} groups")  # fmt: skip
+    warm, changed, warm_cpu, changed_cpu = [], [], [], []
+    for _ in range(args.runs):
+        t, c = time.perf_counter(), time.process_time()
+        tools.base_query(query)
+        warm.append((time.perf_counter() - t) * 1000)
+        warm_cpu.append((time.process_time() - c) * 1000)
+    for _ in range(max(5, args.runs // 3)):
+        store.generation += 1  # what a write does: the next query reads the rows again
+        t, c = time.perf_counter(), time.process_time()
+        tools.base_query(query)
+        changed.append((time.perf_counter() - t) * 1000)
+        changed_cpu.append((time.process_time() - c) * 1000)
+    print(f"warm:         {percentiles(warm)}")
+    print(f"  CPU time:   {percentiles(warm_cpu)}")
+    print(f"after change: {percentiles(changed)}")
+    print(f"  CPU time:   {percentiles(changed_cpu)}")
+    print(machine_note(before), f"load {os.getloadavg()[0]:.2f}")
+    store.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""One evaluation behind every front end: find a base (a .base file, a note's ```base block or
+YAML given inline), pick a view, bind `this`, run it over the index's rows.
+
+The rows are read once per change of the index (`Store.generation`): a 10k-note vault costs
+one read after a save, then each query evaluates in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kbtui.bases.errors import BaseError
+from kbtui.bases.rows import FileRow, Rows, read_types
+from kbtui.bases.syntax import Base, base_blocks, read_base
+from kbtui.bases.views import Result, run_view
+from kbtui.vault.names import slug
+
+if TYPE_CHECKING:
+    from kbtui.store import Store
+
+
+@dataclass
+class Found:
+    path: str | None  # the .base file or the note holding the block; None for inline YAML
+    base: Base
+
+
+class BaseService:
+    def __init__(self, store: Store, vault: Path) -> None:
+        self.store = store
+        self.vault = vault
+        self._rows: tuple[int, Rows] | None = None
+        self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
+
+    def rows(self) -> Rows:
+        generation = self.store.generation
+        if self._rows is None or self._rows[0] != generation:
+            rows = Rows(self.store.base_note_rows(), self.store.vault_file_rows(),
+                        read_types(self.vault))  # fmt: skip
+            self._rows = (generation, rows)
+        return self._rows[1]
+
+    def list_bases(self) -> list[dict[str, Any]]:
+        """Every .base file (with its views, or why it cannot be read) and every note with a
+        ```base block."""
+        rows = self.rows()
+        out = []
+        for path in rows.bases:
+            out.append(self._describe(path))
+        for path in self.store.paths_with_base_blocks():
+            out.append(self._describe(path))
+        return out
+
+    def _describe(self, path: str) -> dict[str, Any]:
+        try:
+            found = self.load(path)
+        except BaseError as exc:
+            return {"path": path, "views": [], "error": str(exc)}
+        return {"path": path, "views": [_view_info(v) for v in found.base.views]}
+
+    def find(self, name: str) -> str:
+        """The vault path of a base named by path, file name or name without `.base`."""
+        rows = self.rows()
+        wanted = name.strip().strip("/")
+        if wanted in rows.by_path:
+            return wanted
+        lowered = wanted.lower()
+        candidates = rows.bases
+        by_id = [p for p in candidates if base_id(p) == wanted]
+        if by_id:
+            return sorted(by_id)[0]
+        for key in (_whole, _file_name, _base_name):
+            hits = [p for p in candidates if key(p) == lowered]
+            if hits:
+                return sorted(hits)[0]
+        if (self.vault / wanted).is_file():
+            return wanted
+        raise BaseError(f"no base {name!r} in the vault (kbtui bases lists them)")
+
+    def load(self, path: str, block: int = 0) -> Found:
+        full = self.vault / path
+        try:
+            st = full.stat()
+            known = self._read.get(path)
+            if known is not None and known[:2] == (st.st_mtime_ns, st.st_size) and not block:
+                return known[2]
+            text = full.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BaseError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if path.lower().endswith(".base"):
+            found = Found(path, read_base(text))
+            self._read[path] = (st.st_mtime_ns, st.st_size, found)
+            return found
+        blocks = base_blocks(text)
+        if not blocks:
+            raise BaseError(f"{path} is neither a .base file nor a note with a ```base block")
+        if block >= len(blocks):
+            raise BaseError(f"{path} has {len(blocks)} ```base block(s)")
+        first_line, yaml_text = blocks[block]
+        return Found(path, read_base(yaml_text, first_line))
+
+    def this_row(self, this: str | None, found: Found) -> FileRow | None:
+        rows = self.rows()
+        if this:
+            path = this if this in rows.by_path else rows.resolve(this, None)
+            if path is None or path not in rows.by_path:
+                raise BaseError(f"no file {this!r} in the index to be `this`")
+            return rows.by_path[path]
+        return rows.by_path.get(found.path or "")
+
+    def query(
+        self,
+        file: str | None = None,
+        yaml_text: str | None = None,
+        view: str | None = None,
+        this: str | None = None,
+        limit: int | None = None,
+    ) -> tuple[Found, Result]:
+        if yaml_text is not None:
+            found = Found(None, read_base(yaml_text))
+        elif file:
+            found = self.load(self.find(file))
+        else:
+            raise BaseError("give a base file or its YAML")
+        chosen = found.base.view(view)
+        return found, run_view(found.base, self.rows(), chosen, self.this_row(this, found), limit)
+
+
+def base_id(path: str) -> str:
+    """The id kb_search gives a base (`base:books`), which kb_get and base_query accept."""
+    return "base:" + (slug(path.rsplit("/", 1)[-1].removesuffix(".base")) or "untitled")
+
+
+def _whole(path: str) -> str:
+    return path.lower()
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1].lower()
+
+
+def _base_name(path: str) -> str:
+    return _file_name(path).removesuffix(".base")
+
+
+def _view_info(view: Any) -> dict[str, Any]:
+    info: dict[str, Any] = {"name": view.name, "type": view.type}
+    if view.error is not None:
+        info["error"] = str(view.error)
+    return info
+
+
+def result_json(found: Found, result: Result) -> dict[str, Any]:
+    """The answer every front end shows: base, view, columns, rows, groups, summaries."""
+    return {
+        "base": found.path,
+        "view": result.view.name,
+        "type": result.view.type,
+        "views": [v.name for v in found.base.views],
+        "columns": result.columns,
+        "rows": result.rows,
+        "groups": result.groups,
+        "summaries": result.summaries,
+        "total": result.matched,
+    }

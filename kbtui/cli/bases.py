@@ -1,0 +1,147 @@
+"""`kbtui bases`, `kbtui base:views FILE`, `kbtui base:query FILE` (the Obsidian CLI's names):
+thin wrappers over the base_query tool."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import click
+
+from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
+
+FORMATS = ("table", "json", "csv", "tsv", "md", "paths")
+
+
+def _call(vault: str | None, args: dict[str, Any]) -> dict[str, Any]:
+    with opened_vault(vault, need_model=False) as kb:
+        return kb.call("base_query", args)
+
+
+@click.command("bases")
+@vault_option
+@json_option
+def bases(vault: str | None, as_json: bool) -> None:
+    """Every base of the vault (.base files and notes with ```base blocks) and its views."""
+    response = _call(vault, {})
+    if not emit(response, as_json):
+        return
+    for base in response["bases"]:
+        views = ", ".join(f"{v['name']} ({v['type']})" for v in base["views"])
+        line = f"{base['path']}: {views}" if views else f"{base['path']}"
+        if base.get("error"):
+            line += f"  [error: {base['error']}]"
+        click.echo(line)
+
+
+@click.command("base:views")
+@vault_option
+@click.argument("file")
+@json_option
+def base_views(vault: str | None, file: str, as_json: bool) -> None:
+    """The views of one base, in order (the first is the default)."""
+    response = _call(vault, {})
+    if not emit(response, as_json):
+        return
+    wanted = file.lower().removesuffix(".base")
+    for base in response["bases"]:
+        path = base["path"].lower()
+        if wanted in (
+            path,
+            path.removesuffix(".base"),
+            path.rsplit("/", 1)[-1].removesuffix(".base"),
+        ):
+            for view in base["views"]:
+                note = f"  [error: {view['error']}]" if view.get("error") else ""
+                click.echo(f"{view['name']}\t{view['type']}{note}")
+            if base.get("error"):
+                raise click.ClickException(base["error"])
+            return
+    raise click.ClickException(f"no base {file!r} in the vault (kbtui bases lists them)")
+
+
+@click.command("base:query")
+@vault_option
+@click.argument("file")
+@click.option("--view", help="The view's name (default: the first).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--this", "this", help="The note `this` is (as when the base is embedded in it).")
+@click.option("--limit", type=int, default=1000, show_default=True)
+@json_option
+def base_query(
+    vault: str | None,
+    file: str,
+    view: str | None,
+    fmt: str,
+    this: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Run a view of a base and print its rows."""
+    args: dict[str, Any] = {"file": file, "limit": limit}
+    if view:
+        args["view"] = view
+    if this:
+        args["this"] = this
+    response = _call(vault, args)
+    if not emit(response, as_json):
+        return
+    click.echo(render(response, fmt), nl=False)
+
+
+def render(response: dict[str, Any], fmt: str) -> str:
+    columns = response["columns"]
+    rows = response["rows"]
+    if fmt == "paths":
+        return "".join(r["path"] + "\n" for r in rows)
+    if fmt == "json":
+        keyed = [{"path": r["path"], **r["values"]} for r in rows]
+        return json.dumps(keyed, indent=2, ensure_ascii=False) + "\n"
+    header = [c["name"] for c in columns]
+    cells = [[_cell(r["values"].get(c["id"])) for c in columns] for r in rows]
+    if fmt in ("csv", "tsv"):
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(cells)
+        return buf.getvalue()
+    if fmt == "md":
+        lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+        return "\n".join(lines) + "\n"
+    return _table(response, header, cells)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(_cell(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _table(response: dict[str, Any], header: list[str], cells: list[list[str]]) -> str:
+    from rich.table import Table
+
+    table = Table(title=f"{response['base']} · {response['view']} ({response['type']})")
+    for name in header:
+        table.add_column(name, overflow="fold")
+    for row in cells:
+        table.add_row(*row)
+    with out().capture() as captured:
+        out().print(table)
+        shown = len(cells)
+        total = response["total"]
+        out().print(
+            f"[dim]{shown} of {total} rows[/]" if shown < total else f"[dim]{shown} rows[/]"
+        )
+        for pid, summary in response["summaries"].items():
+            out().print(f"[dim]{summary['summary']} of {pid}: {_cell(summary['value'])}[/]")
+    return captured.get()
+
+
+BASE_COMMANDS = (bases, base_views, base_query)

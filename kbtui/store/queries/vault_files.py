@@ -1,0 +1,87 @@
+"""The vault's files and the facts a base reads (kbtui/bases): file.* for every file, and each
+note's properties, tags and links in one read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import numpy as np
+
+
+class VaultFileQueries:
+    """Mixed into Store."""
+
+    con: duckdb.DuckDBPyConnection
+    generation: int
+
+    def replace_vault_files(
+        self, rows: Sequence[tuple[str, int, int, int, str | None]], paths: Sequence[str] = ()
+    ) -> None:
+        """Write (path, size, mtime_ns, ctime_ns, problem) rows: all of them when `paths` is
+        empty (a whole-vault scan), else only those paths (a watcher batch; a path without a
+        row is gone)."""
+        if paths:
+            self.con.execute("DELETE FROM vault_files WHERE list_contains($p, path)",
+                             {"p": list(paths)})  # fmt: skip
+        else:
+            self.con.execute("DELETE FROM vault_files")
+        if rows:
+            cols = list(zip(*rows, strict=True))
+            table = {
+                "path": np.asarray(cols[0], dtype=np.str_),
+                "size": np.asarray(cols[1], dtype=np.int64),
+                "mtime_ns": np.asarray(cols[2], dtype=np.int64),
+                "ctime_ns": np.asarray(cols[3], dtype=np.int64),
+                "problem": np.asarray([p or "" for p in cols[4]], dtype=np.str_),
+            }
+            self.con.register("_vf", table)
+            try:
+                self.con.execute(
+                    "INSERT INTO vault_files SELECT path::VARCHAR, size, mtime_ns, ctime_ns, "
+                    "nullif(problem::VARCHAR, '') FROM _vf"
+                )
+            finally:
+                self.con.unregister("_vf")
+        self.generation += 1
+
+    def vault_file_rows(self) -> list[tuple[str, int, int, int]]:
+        """(path, size, mtime_ns, ctime_ns) of every file the last scan found."""
+        rows = self.con.execute(
+            "SELECT path, size, mtime_ns, ctime_ns FROM vault_files ORDER BY path"
+        ).fetchall()
+        return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    def vault_file_problems(self) -> list[tuple[str, str]]:
+        """(path, why) of every vault file that cannot be read as what it is (a broken .base)."""
+        rows = self.con.execute(
+            "SELECT path, problem FROM vault_files WHERE problem IS NOT NULL ORDER BY path"
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def base_note_rows(self) -> list[tuple[Any, ...]]:
+        """(path, frontmatter JSON text, size, mtime_ns, created_at epoch ms, title, aliases,
+        tags, [(target, rel, heading)]) of every note, links in the order they were written.
+        Three plain scans grouped here: ~3x faster than list() aggregates in one query."""
+        notes = self.con.execute(
+            """SELECT entity_id, path, frontmatter::VARCHAR, size, mtime_ns,
+                      epoch_ms(created_at::TIMESTAMP), title, aliases FROM notes ORDER BY path"""
+        ).fetchall()
+        tags: dict[str, list[str]] = {}
+        for eid, tag in self.con.execute("SELECT entity_id, tag FROM tags ORDER BY tag").fetchall():
+            tags.setdefault(eid, []).append(tag)
+        links: dict[str, list[tuple[str, str, str]]] = {}
+        for eid, *link in self.con.execute(
+            "SELECT entity_id, target, rel, heading FROM links ORDER BY rowid"
+        ).fetchall():
+            links.setdefault(eid, []).append(tuple(link))
+        return [(*n[1:], tags.get(n[0], []), links.get(n[0], [])) for n in notes]
+
+    def paths_with_base_blocks(self) -> list[str]:
+        """Vault paths of the notes holding a ```base code block."""
+        rows = self.con.execute(
+            """SELECT DISTINCT n.path FROM chunks c JOIN notes n USING (entity_id)
+               WHERE c.content LIKE '%```base%' ORDER BY 1"""
+        ).fetchall()
+        return [r[0] for r in rows]

@@ -1,0 +1,42 @@
+"""base_query: an Obsidian Bases view answered from the index (kbtui.bases), or the list of
+the vault's bases when no base is named. One tool: listing is its argument-free form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbtui.bases.errors import BaseError
+from kbtui.bases.service import BaseService, result_json
+from kbtui.tools.contracts.bases import BASE_TOOLS
+from kbtui.tools.envelope import NotFoundError, ValidationError, ok
+from kbtui.tools.parts import VaultParts
+
+
+class BaseTools:
+    def __init__(self, parts: VaultParts) -> None:
+        self.service = BaseService(parts.store, parts.settings.vault)
+
+    def base_query(self, args: dict[str, Any]) -> dict[str, Any]:
+        file, yaml_text = args.get("file"), args.get("yaml")
+        if file and yaml_text:
+            raise ValidationError("give file or yaml, not both", field="file")
+        if not file and not yaml_text:
+            bases = self.service.list_bases()
+            return ok(bases=bases, count=len(bases))
+        try:
+            found, result = self.service.query(
+                file, yaml_text, args.get("view"), args.get("this"), args["limit"]
+            )
+        except BaseError as exc:
+            if file and "no base" in exc.message:
+                raise NotFoundError(exc.message) from None
+            raise ValidationError(str(exc), field="yaml" if yaml_text else "file") from None
+        answer = result_json(found, result)
+        ids = self.service.store.entity_ids_at([r["path"] for r in answer["rows"]])
+        for row in answer["rows"]:  # a note's entity id, for kb_get
+            if row["path"] in ids:
+                row["id"] = ids[row["path"]]
+        return ok(**answer, count=len(answer["rows"]))
+
+
+__all__ = ["BASE_TOOLS", "BaseTools"]

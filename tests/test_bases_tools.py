@@ -1,0 +1,207 @@
+"""base_query through MCP (a real `kbtui mcp` subprocess and the SDK's client) and the CLI's
+`kbtui bases`, `base:views`, `base:query` (click's runner), on a small vault written here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from anyio.from_thread import start_blocking_portal
+from click.testing import CliRunner
+
+from kbtui.cli import main
+from kbtui.tools.registry import PUBLISHED
+from tests.test_mcp import Mcp, open_session
+
+BOOKS_BASE = """\
+filters:
+  and:
+    - file.hasTag("book")
+formulas:
+  per_page: (price / pages * 100).round(2)
+properties:
+  note.author:
+    displayName: Author
+summaries:
+  twice: values.reduce(acc + value, 0) * 2
+views:
+  - type: table
+    name: By rating
+    order: [file.basename, author, rating, formula.per_page]
+    sort:
+      - property: rating
+        direction: DESC
+    summaries:
+      rating: Average
+      pages: twice
+  - type: table
+    name: By author
+    groupBy:
+      property: note.author
+      direction: ASC
+    order: [file.basename, rating]
+    summaries:
+      rating: Sum
+  - type: list
+    name: Short
+    filters: pages < 300
+    limit: 1
+"""
+NOTES = {
+    "Books/Dune.md": '---\ntags: [book]\nauthor: "[[Frank Herbert]]"\nrating: 9\npages: 600\n'
+    "price: 12\n---\nSpice.\n",
+    "Books/Emma.md": '---\ntags: [book]\nauthor: "[[Jane Austen]]"\nrating: 7\npages: 250\n'
+    "price: 5\n---\nA novel.\n",
+    "Books/Persuasion.md": '---\ntags: [book]\nauthor: "[[Jane Austen]]"\nrating: 8\n'
+    "pages: 200\nprice: 6\n---\nAnother.\n",
+    "Jane Austen.md": "# Jane Austen\n\n```base\nfilters: author == this\nviews:\n"
+    "  - type: table\n    name: Hers\n    order: [file.basename]\n```\n",
+    "Books.base": BOOKS_BASE,
+    "Broken.base": "views:\n  - type: gallery\n",
+}
+
+
+def write(vault: Path) -> Path:
+    for rel, body in NOTES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(body, encoding="utf-8")
+    return vault
+
+
+def run(vault: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [*args, "--vault", str(vault)])
+    return result.exit_code, result.output
+
+
+def test_cli_lists_bases_views_and_rows_in_every_format(tmp_path: Path) -> None:
+    vault = write(tmp_path / "vault")
+    code, out = run(vault, "index", "--no-embed")
+    assert code == 0 and "skipped Broken.base: base: unknown view type 'gallery'" in out
+    code, out = run(vault, "bases")
+    assert code == 0
+    assert "Books.base: By rating (table), By author (table), Short (list)" in out
+    assert "Jane Austen.md: Hers (table)" in out and "Broken.base" in out and "gallery" in out
+    code, out = run(vault, "base:views", "Books")
+    assert code == 0 and out.splitlines() == ["By rating\ttable", "By author\ttable", "Short\tlist"]
+    code, out = run(vault, "base:query", "Books", "--format", "paths")
+    assert out.splitlines() == ["Books/Dune.md", "Books/Persuasion.md", "Books/Emma.md"]
+    code, out = run(vault, "base:query", "Books.base", "--format", "json")
+    rows = json.loads(out)
+    assert rows[0] == {"path": "Books/Dune.md", "file.basename": "Dune",
+                       "note.author": "[[Frank Herbert]]", "note.rating": 9,
+                       "formula.per_page": 2}  # fmt: skip
+    code, out = run(vault, "base:query", "Books", "--format", "csv")
+    table = list(csv.reader(io.StringIO(out)))
+    assert table[0] == ["file.basename", "Author", "rating", "formula.per_page"]
+    assert table[3] == ["Emma", "[[Jane Austen]]", "7", "2"]
+    code, out = run(vault, "base:query", "Books", "--view", "Short", "--format", "tsv")
+    assert out.splitlines() == ["file.name", "Emma.md"]  # pages < 300, path order, limit 1
+    code, out = run(vault, "base:query", "Books", "--format", "md")
+    assert out.splitlines()[2] == "| Dune | [[Frank Herbert]] | 9 | 2 |"
+    code, out = run(vault, "base:query", "Jane Austen.md", "--format", "paths")
+    assert out.splitlines() == ["Books/Emma.md", "Books/Persuasion.md"]  # `this`: the note
+    code, out = run(vault, "base:query", "Books", "--view", "By author")
+    assert code == 0 and "Dune" in out and "Sum of note.rating: 24" in out
+    code, out = run(vault, "base:query", "Broken")
+    assert code == 1 and "unknown type 'gallery'" in out
+    code, out = run(vault, "base:query", "Nope")
+    assert code == 1 and "no base 'Nope'" in out
+    # kb_search and kb_get know bases exist
+    code, out = run(vault, "search", "books base", "--mode", "keyword", "--json")
+    first = json.loads(out)["results"][0]
+    assert (first["id"], first["type"], first["title"]) == ("base:books", "base", "Books.base")
+    assert "By rating (table)" in first["snippet"]
+    code, out = run(vault, "get", "base:books", "--json")
+    assert code == 0 and json.loads(out)["content"] == BOOKS_BASE
+    code, out = run(vault, "search", "books novel", "--mode", "keyword", "--json")
+    assert all(r["type"] != "base" for r in json.loads(out)["results"])
+    code, out = run(vault, "stats", "--json")
+    assert json.loads(out)["broken_bases"] == {
+        "Broken.base": "unknown view type 'gallery' (known: table, cards, list, map)"
+    }
+
+
+@pytest.fixture(scope="module")
+def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp]:
+    vault = write(tmp_path_factory.mktemp("bases_mcp") / "vault")
+    with (
+        open(vault.parent / "server.log", "w") as errlog,
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(open_session(vault, errlog)) as session,
+    ):
+        client = Mcp(portal, session, vault)
+        assert client.wait_for(lambda: client.status()["index"]["state"] == "idle", 120)
+        yield client
+    assert "Traceback" not in (vault.parent / "server.log").read_text()
+
+
+def test_mcp_base_query_rows_groups_summaries_and_index(mcp: Mcp) -> None:
+    tools = {t.name: t for t in mcp.portal.call(mcp.session.list_tools).tools}
+    listed = tools["base_query"].model_dump_json(by_alias=True, exclude_none=True)
+    assert len(listed) <= 2500 and "bases_list" not in tools
+    answer = mcp.good("base_query", {"file": "Books"})
+    assert [r["path"] for r in answer["rows"]] == [
+        "Books/Dune.md",
+        "Books/Persuasion.md",
+        "Books/Emma.md",
+    ]
+    assert answer["summaries"] == {
+        "note.rating": {"summary": "Average", "value": 8},
+        "note.pages": {"summary": "twice", "value": 2100},
+    }
+    assert answer["columns"][1] == {"id": "note.author", "name": "Author"}
+    assert answer["index"]["state"] == "ready" and answer["index"]["notes_indexed"] == 4
+    grouped = mcp.good("base_query", {"file": "Books", "view": "By author"})
+    groups = [(g["label"], len(g["rows"]), g["summaries"]["note.rating"]["value"])
+              for g in grouped["groups"]]  # fmt: skip
+    assert groups == [("Frank Herbert", 1, 9), ("Jane Austen", 2, 15)]
+    inline = mcp.good(
+        "base_query",
+        {
+            "yaml": "filters: rating >= 8\nviews: [{type: table, order: [file.basename]}]",
+            "limit": 1,
+        },
+    )
+    assert inline["count"] == 1 and inline["total"] == 2
+    hers = mcp.good("base_query", {"file": "Books", "view": "By rating", "this": "Jane Austen"})
+    assert hers["count"] == 3
+    listing = mcp.good("base_query", {})
+    assert {b["path"] for b in listing["bases"]} == {"Books.base", "Broken.base", "Jane Austen.md"}
+
+
+def test_mcp_base_query_errors_are_structured(mcp: Mcp) -> None:
+    mcp.bad("base_query", {"file": "Books", "yaml": "views: []"}, "ValidationError", "file")
+    mcp.bad("base_query", {"file": "Nope"}, "NotFoundError")
+    answer = mcp.bad(
+        "base_query",
+        {"yaml": "filters:\n  - x\nformulas:\n  a: empty(x)\n"},
+        "ValidationError",
+        "yaml",
+    )
+    assert "unsupported function `empty()`" in answer["message"] and "line 4" in answer["message"]
+    answer = mcp.bad(
+        "base_query", {"yaml": "formulas:\n  a: formula.b\n  b: formula.a\n"}, "ValidationError"
+    )
+    assert "formula.a -> formula.b -> formula.a" in answer["message"]
+    mcp.bad("base_query", {"file": "Books", "view": "Missing"}, "ValidationError")
+    mcp.bad("base_query", {"file": "Books", "limit": 0}, "ValidationError", "limit")
+
+
+def test_a_saved_base_is_listed_and_answers_within_seconds(mcp: Mcp) -> None:
+    (mcp.vault / "Later.base").write_text("filters: rating > 8\n", encoding="utf-8")
+    assert mcp.wait_for(
+        lambda: any(b["path"] == "Later.base" for b in mcp.good("base_query", {})["bases"]), 10
+    )
+    assert [r["path"] for r in mcp.good("base_query", {"file": "Later"})["rows"]] == [
+        "Books/Dune.md"
+    ]
+    start = time.monotonic()
+    (mcp.vault / "Later.base").write_text("views: [{type: nope}]\n", encoding="utf-8")
+    assert mcp.wait_for(lambda: "Later.base" in mcp.status()["stats"].get("broken_bases", {}), 10)
+    assert time.monotonic() - start < 10
+    assert set(PUBLISHED) >= {"base_query"}
