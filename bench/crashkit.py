@@ -157,7 +157,7 @@ def _child(argv: list[str]) -> int:
 
         setattr(write, "os", FaultyOs(fault[3:], opts.p, rng))  # noqa: B010
     if fault == "pdf":
-        import kbtui.vault.pdf as pdf
+        import kbtui.vault.attachments.pdf as pdf
 
         setattr(pdf, "clean_page", dying_on_page(pdf.clean_page, rng.randint(1, 30)))  # noqa: B010
     if fault == "side":

@@ -13,7 +13,7 @@ from pdf_corpus import book  # a sibling script: bench/ is on sys.path
 
 
 def dying_on_page(clean: Callable[[str], str], page: int) -> Callable[[str], str]:
-    """kbtui.vault.pdf.clean_page, killing the process at the `page`-th page read."""
+    """kbtui.vault.attachments.pdf.clean_page, killing the process at the `page`-th page read."""
     read = [0]
 
     def clean_then_die(text: str) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from bench_common import cpu_times, machine_note  # bench/ is sys.path[0] when run by path
 from pdf_corpus import book, truth_page
 
-from kbtui.vault.pdf import clean_page
+from kbtui.vault.attachments.pdf import clean_page
 
 LIBS = ("pypdfium2", "pypdf", "pdfminer.six")
 

@@ -29,7 +29,7 @@ from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
-from kbtui.vault.pdf import read_pdf
+from kbtui.vault.attachments.pdf import read_pdf
 
 
 def child(kind: str, pages: int) -> None:

@@ -16,6 +16,22 @@ class Link:
     rel: str  # "references" for body links, "embeds" for ![[...]], else the frontmatter key
     heading: str = ""  # the part after '#', if any
     label: str = ""  # the part after '|', if any
+    form: str = "wiki"  # "wiki" ([[x]]), "md" ([t](x.md)), "bare" (a relation key's plain value)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A `- [c] text` list item: Obsidian's and the Tasks plugin's fields (dates as written)."""
+
+    line: int  # 1-based line of the file
+    status: str  # the character between the brackets
+    text: str  # the whole line as written, e.g. "- [ ] Buy milk 📅 2026-01-02"
+    due: str = ""
+    scheduled: str = ""
+    start: str = ""
+    done: str = ""
+    priority: str = ""  # highest, high, medium, low, lowest
+    recurrence: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,7 @@ class ParsedNote:
     # (token type, first line, end line) of the body's code blocks and tables, from the one
     # markdown-it parse (kbtui.vault.meaning reads them); None: not parsed yet
     blocks: tuple[tuple[str, int, int], ...] | None = None
+    tasks: tuple[Task, ...] = ()
 
     @property
     def folder(self) -> str:

@@ -40,8 +40,8 @@ ONLY = {"duckdb": "store", "textual": "tui"}  # third-party package -> the one p
 # table); in vault they read notes, and the edit room builds on them.
 ROOMS: dict[str, tuple[tuple[str, ...], ...]] = {
     "store": (("file",), ("side",), ("vectors", "graph", "queries"), ("*",)),
-    "tools": (("envelope",), ("params", "parts"), ("contracts",), ("graph",), ("*",)),
-    "vault": (("*",), ("edit",)),
+    "tools": (("envelope",), ("params", "parts"), ("contracts",), ("graph", "obsidian"), ("*",)),
+    "vault": (("obsidian", "attachments"), ("*",), ("edit",)),
 }
 FREE = ("tui",)  # Textual's screens and widgets message each other both ways
 MAX_MODULES = 15

@@ -1,5 +1,5 @@
 """Images, audio and video in the vault are found by their file name, and the notes that
-embed them are their neighbours (kbtui.vault.attachments); their bytes are never read."""
+embed them are their neighbours (kbtui.vault.attachments.kinds); their bytes are never read."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
-from kbtui.vault.attachments import attachment_kind
+from kbtui.vault.attachments.kinds import attachment_kind
 from tests.conftest import copy_vault
 
 

@@ -1,4 +1,4 @@
-"""Issue 28 item 9: link suggestions leave out what is not a mention (vault/mention_rules.py):
+"""Issue 28 item 9: link suggestions leave out what is not a mention (graph/mention_rules.py):
 headings, comments, labels, phrases equal to a title in other capitals, a plain word
 capitalised by a sentence's start or inside a longer name, one-word names in lower case."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from kbtui.config import Settings
+from kbtui.graph.mention_rules import NoteText, is_mention, same_spelling
 from kbtui.runtime.knowledge_base import KnowledgeBase
-from kbtui.vault.mention_rules import NoteText, is_mention, same_spelling
 
 NOTES = {
     "Categories/Books.md": "Books I read.\n",

@@ -21,13 +21,17 @@ from tests.conftest import copy_indexed
 LIMIT = 20.0  # seconds; the debounce is 0.1 s, so this only bounds a failing test
 
 
-@pytest.fixture
-def live(tmp_path: Path, tui_template: Path) -> Iterator[VaultRuntime]:
-    runtime = VaultRuntime(
-        Settings.for_vault(copy_indexed(tui_template, tmp_path / "vault")), HashEmbedder()
-    )
+def live_runtime(vault: Path) -> VaultRuntime:
+    """A runtime watching `vault` with its real observer, its first pass done."""
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder())
     runtime.start()
     assert runtime.worker.wait_idle(60)
+    return runtime
+
+
+@pytest.fixture
+def live(tmp_path: Path, tui_template: Path) -> Iterator[VaultRuntime]:
+    runtime = live_runtime(copy_indexed(tui_template, tmp_path / "vault"))
     yield runtime
     runtime.close()
 

@@ -16,6 +16,7 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.index_state import index_state
 from kbtui.search.service import SearchService
 from kbtui.store import Store
+from kbtui.store.db import SCHEMA_VERSION
 from kbtui.vault.hidden import HiddenText
 from kbtui.vault.meaning import Meaning
 
@@ -223,7 +224,7 @@ def test_an_index_at_schema_6_is_upgraded(tmp_path: Path) -> None:
     store.close()
     store = Store(settings.db_path)
     try:
-        assert store.meta("schema_version") == "7"
+        assert store.meta("schema_version") == str(SCHEMA_VERSION)
         assert store.stats()["not_embedded"] == 0  # old rows: not judged yet
         Indexer(settings, store, HashEmbedder()).run()  # the text version re-reads every note
         assert store.stats()["not_embedded"] > 10 and store.count_pending() == 0

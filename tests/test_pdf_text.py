@@ -1,5 +1,5 @@
-"""Reading a PDF's text (kbtui.vault.pdf): page by page, hyphenation and ligatures fixed,
-damaged files refused with a reason a person understands. PDFs are generated (pdf_kit)."""
+"""Reading a PDF's text (kbtui.vault.attachments.pdf): page by page, hyphenation and
+ligatures fixed, damaged files refused with a reason a person understands. PDFs are generated (pdf_kit)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kbtui.tokenize import term_counts
-from kbtui.vault.pdf import PdfError, clean_page, page_place, read_pdf
+from kbtui.vault.attachments.pdf import PdfError, clean_page, page_place, read_pdf
 from tests.pdf_kit import WARRANTY_PAGES, image_only_pdf, make_pdf
 
 LIMIT = 100 * 1_000_000

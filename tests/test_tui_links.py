@@ -80,3 +80,42 @@ async def test_rename_shows_the_dry_run_and_writes_only_when_confirmed(
     assert (vault / "people" / "Andrei C.md").exists()
     assert not (vault / "people" / "andrei_clodius.md").exists()
     assert "[[Andrei C]]" in (vault / "Home.md").read_text()
+
+
+async def test_rename_to_a_taken_name_asks_again_and_lists_the_links(
+    runtime: VaultRuntime,
+) -> None:
+    """`m` to a name another note answers to (Maya Okafor's title): the dialog says why it
+    was refused and which links would change target; only `y` takes the name."""
+    vault = runtime.settings.vault
+    (vault / "meetings" / "by title.md").write_text("Asked [[Maya Okafor]] first.\n")
+    runtime.reindex()
+    untouched = vault_digest(vault)
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.post_message(OpenNote("person:andrei_clodius"))
+        await settle(pilot)
+        note = app.screen
+        await pilot.press("m")
+        await settle(pilot)
+        app.screen.query_one(Input).value = "maya okafor"
+        await pilot.press("enter")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmRename)
+        assert "already a name of people/maya_okafor.md (title)" in dialog.dry_run["refusal"]
+        assert dialog.dry_run["retargetedCount"] > 0
+        assert all(r["to"] == "people/maya okafor.md" for r in dialog.dry_run["retargeted"])
+        await pilot.press("enter")  # Cancel has the focus
+        await settle(pilot)
+        assert app.screen is note and vault_digest(vault) == untouched
+
+        await pilot.press("m")
+        await settle(pilot)
+        app.screen.query_one(Input).value = "maya okafor"
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    assert (vault / "people" / "maya okafor.md").exists()

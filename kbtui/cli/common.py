@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -24,20 +25,36 @@ if TYPE_CHECKING:
     from kbtui.runtime.shared import SharedVault
 
 
+PIPE_WIDTH = 100_000  # tables only: a pipe gets every row on one line, however long
+
+
 @functools.cache
 def err() -> Console:
     """The console for messages (stderr), made on first use."""
-    from rich.console import Console
-
-    return Console(stderr=True)
+    return _console(stderr=True)
 
 
 @functools.cache
 def out() -> Console:
     """The console for answers (stdout), made on first use."""
+    return _console(stderr=False)
+
+
+def _console(stderr: bool) -> Console:
+    """A terminal's console wraps at its width; a pipe's never wraps (Rich would wrap at 80
+    columns), so `| grep` gets whole lines: no soft wrapping, tables as wide as their rows.
+    COLUMNS, when set, still says how wide to be (as for `kbtui search`)."""
     from rich.console import Console
 
-    return Console()
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty() or os.environ.get("COLUMNS", "").isdigit():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, soft_wrap=True, width=PIPE_WIDTH)
+
+
+def piped() -> bool:
+    """stdout goes to a pipe or a file, not a terminal."""
+    return not sys.stdout.isatty()
 
 
 def _vault_before_command(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:

@@ -14,6 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from kbtui.cli.common import emit, err, json_option, opened_vault, out, vault_option
+from kbtui.cli.vault_links import links_list
+from kbtui.cli.vault_out import NoteOrCommand
 
 if TYPE_CHECKING:
     from kbtui.runtime.shared import SharedVault
@@ -159,20 +161,24 @@ def path(vault: str | None, start: str, goal: str, max_hops: int, as_json: bool)
     out().print(line)
 
 
-@click.group()
+@click.group(cls=NoteOrCommand)
 def links() -> None:
-    """Links between notes: unlinked mentions."""
+    """Links: `kbtui links NOTE` lists what NOTE links to; `links suggest`: unlinked mentions."""
 
 
 @links.command("suggest")
 @vault_option
 @click.argument("entity_ref", metavar="[ENTITY]", required=False)
 @click.option("--limit", default=20, show_default=True, type=int, help="1-100 suggestions.")
+@click.option("--offset", default=0, show_default=True, type=int, help="Skip this many.")
 @json_option
-def suggest(vault: str | None, entity_ref: str | None, limit: int, as_json: bool) -> None:
-    """kg_suggest_links: where notes name ENTITY (or any entity) without linking it."""
+def suggest(
+    vault: str | None, entity_ref: str | None, limit: int, offset: int, as_json: bool
+) -> None:
+    """kg_suggest_links: where notes name ENTITY (or any entity) without linking it; the
+    total is in the last line, --offset pages through it."""
     with opened_vault(vault, need_model=False) as kb:
-        args: dict[str, Any] = {"limit": limit}
+        args: dict[str, Any] = {"limit": limit, "offset": offset}
         if entity_ref:
             args["entityId"] = resolve(kb, entity_ref)
         response = kb.call("kg_suggest_links", args)
@@ -190,12 +196,23 @@ def suggest(vault: str | None, entity_ref: str | None, limit: int, as_json: bool
 @click.argument("entity_ref", metavar="OLD_ID")
 @click.argument("new_name")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option(
+    "--force", is_flag=True, help="Take a name another note answers to (see --dry-run first)."
+)
 @json_option
-def mv(vault: str | None, entity_ref: str, new_name: str, dry_run: bool, as_json: bool) -> None:
+def mv(
+    vault: str | None, entity_ref: str, new_name: str, dry_run: bool, force: bool, as_json: bool
+) -> None:
     """kg_rename_entity: rename or move a note (NEW_NAME: file name without .md, or
-    folder/name); every link to it follows. All files change or none."""
+    folder/name); every link to it follows. All files change or none. A name another note
+    already answers to is refused unless --force."""
     with opened_vault(vault, need_model=False, model_if_installed=True) as kb:
-        args = {"entityId": resolve(kb, entity_ref), "newName": new_name, "dryRun": dry_run}
+        args = {
+            "entityId": resolve(kb, entity_ref),
+            "newName": new_name,
+            "dryRun": dry_run,
+            "force": force,
+        }
         response = kb.call("kg_rename_entity", args)
     if not emit(response, as_json):
         return
@@ -204,7 +221,15 @@ def mv(vault: str | None, entity_ref: str, new_name: str, dry_run: bool, as_json
         for line in change.get("lines", []):
             out().print(Text(f"    {line['line']}- {line['before']}", style="red"), soft_wrap=True)
             out().print(Text(f"    {line['line']}+ {line['after']}", style="green"), soft_wrap=True)
+    if response["retargeted"]:
+        out().print(Text("  links that will reach another note:", style="bold yellow"))
+    for link in response["retargeted"]:
+        where = f"  {link['path']}:{link['line']}: {link['text']}"
+        out().print(
+            Text(f"{where}  ({link['from']} -> {link['to']})", style="yellow"), soft_wrap=True
+        )
     (err if dry_run else out)().print(response["message"])
 
 
+links.add_command(links_list)
 GRAPH_COMMANDS = (call, entity, neighbors, path, links, mv)

@@ -4,11 +4,12 @@ prints the answer for people, or with --json exactly the tool's response."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
 
-from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
+from kbtui.cli.common import emit, err, json_option, opened_vault, out, piped, vault_option
 
 # Rich's Markdown, Table and Text are imported inside the commands that print them: loading
 # this module (every `kbtui` start, `--version` included) stays cheap.
@@ -49,10 +50,16 @@ def search(
         args["capabilities"] = {"voice": True}
     with opened_vault(vault, need_model=mode != "keyword") as kb:
         response = kb.call("app_search", args)  # kb_search, and two ideographs are a word
-    if not emit(response, as_json):
+    shown = emit(response, as_json)
+    unread = not response["results"] and (response.get("index") or {}).get("notes_indexed") == 0
+    if unread and response["index"]["state"] == "ready":  # as `kbtui get`: say so, fail
+        if not as_json:
+            err().print(f"[red]error[/]: {response['message']}")
+        sys.exit(1)
+    if not shown:
         return
     if not response["results"]:
-        out().print("No results.")
+        out().print("No results." + (f" {response['message']}" if response.get("message") else ""))
         return
     from kbtui.cli.results import print_results
 
@@ -76,7 +83,10 @@ def get(vault: str | None, entity_id: str, as_json: bool) -> None:
         f"[bold]{response['title']}[/]  [dim]{response['id']} · {meta['file_path']} · "
         f"{response['chunks_count']} chunks[/]"
     )
-    out().print(Markdown(response["content"]))
+    if piped():  # the note as written: a pipe wants its lines, not a terminal rendering
+        click.echo(response["content"])
+    else:
+        out().print(Markdown(response["content"]))
 
 
 @click.command()

@@ -66,6 +66,8 @@ class PendingEmbeddings:
         self._cond = threading.Condition()
         self._writing = False  # a text pass beside us may still add chunks
         self._writes = 0  # groups written so far (what a wait waits for)
+        self._bytes_done = 0  # of notes the text pass has written (chunks per byte)
+        self._bytes_left = 0  # of notes it has still to write
         self._thread: threading.Thread | None = None
         self._pool: SessionPool | None = None  # while a bulk run embeds on one
         self._sessions = 1  # the pool's size
@@ -77,11 +79,22 @@ class PendingEmbeddings:
         self._thread = threading.Thread(target=self._follow, name="kbtui-embed", daemon=True)
         self._thread.start()
 
-    def written(self) -> None:
-        """A group of notes was written: wake the thread if it waits for work."""
+    def written(self, bytes_done: int = 0, bytes_left: int = 0) -> None:
+        """A group of notes was written (`bytes_done` of notes so far, `bytes_left` still to
+        come): wake the thread if it waits for work."""
         with self._cond:
             self._writes += 1
+            self._bytes_done, self._bytes_left = bytes_done, bytes_left
             self._cond.notify_all()
+
+    def _total(self) -> int:
+        """Chunks embedded + waiting + those the notes not yet written will bring, estimated
+        from the chunks per byte so far (under the store lock): the progress bar's total is
+        the whole pass's from its first page, so its time left is real, not 0:00:00."""
+        seen = self.done + self.store.count_pending()
+        with self._cond:
+            left, done = (self._bytes_left, self._bytes_done) if self._writing else (0, 0)
+        return seen + (round(left * seen / done) if left and done else 0)
 
     def check(self) -> None:
         """Raise (on the text pass's thread) what ended the embedding thread."""
@@ -129,7 +142,7 @@ class PendingEmbeddings:
     def run(self) -> int:
         with self.lock:
             self.store.reset_embeddings_for_model(self.embedder.model_id)
-            total = self.store.count_pending()
+            total = self._total()
         if total:
             self.progress("embed", 0, total)
         sessions = getattr(self.embedder, "bulk_sessions", lambda: 1)()
@@ -160,8 +173,8 @@ class PendingEmbeddings:
                 writing, seen = self._writing, self._writes
             with self.lock:
                 page = self.store.pending_embeddings(EMBED_PAGE)
-                if page and writing:  # more is written as we go: the total grows
-                    total = self.done + self.store.count_pending()
+                if page:  # more is written as we go: the estimate sharpens, then is exact
+                    total = max(self._total(), self.done)
             if not page:
                 if not writing:
                     break

@@ -30,13 +30,13 @@ from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault import scan
+from kbtui.vault.attachments.pdf import page_of
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
-from kbtui.vault.pdf import page_of
 from kbtui.vault.plain import plain_text
 from kbtui.vault.scan import NotAFileError, is_note, read_note_bytes
 
@@ -174,6 +174,7 @@ class Indexer:
         # text pass from then on (kbtui.indexing.embedding) instead of after every note.
         paths_todo, bounds = pass_order(todo, self.write_batch)  # notes, attachments, PDFs
         beside: PendingEmbeddings | None = None
+        bytes_left, bytes_done = sum(s.size for s in paths_todo), 0  # the embed bar's total
         try:
             for i, j in bounds:
                 group = paths_todo[i:j]
@@ -182,12 +183,13 @@ class Indexer:
                 with self.lock:
                     self.store.write_notes(writes)
                 self.progress("write", j, len(paths_todo))
-                if beside is not None:
-                    beside.check()
-                    beside.written()
-                elif embed and self.embedder is not None and j < len(paths_todo):
+                bytes_done += sum(s.size for s in group)
+                if beside is None and embed and self.embedder is not None and j < len(paths_todo):
                     beside = self._pending_embeddings()
                     beside.start()
+                if beside is not None:
+                    beside.check()
+                    beside.written(bytes_done, bytes_left - bytes_done)
             broken = {s.path for s in report.skipped}
             gone = {p: scope[p] for p in scope if p not in files or p in broken}
             renamed_from = {old for old, _ in report.renamed}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kbtui.models import FileState
+from kbtui.vault.attachments.pdf import is_pdf
 from kbtui.vault.names import name_stem
-from kbtui.vault.pdf import is_pdf
 from kbtui.vault.scan import is_note
 from kbtui.vault.versions import preference
 

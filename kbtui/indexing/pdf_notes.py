@@ -13,10 +13,10 @@ import hashlib
 from pathlib import Path
 
 from kbtui.models import Chunk, FileState, ParsedNote
-from kbtui.vault.attachments import attachment_kind
+from kbtui.vault.attachments.kinds import attachment_kind
+from kbtui.vault.attachments.pdf import PdfError, PdfText, is_pdf, read_pdf_bytes
 from kbtui.vault.chunk import chunk_body
 from kbtui.vault.names import derive_type_and_name, page_path
-from kbtui.vault.pdf import PdfError, PdfText, is_pdf, read_pdf_bytes
 from kbtui.vault.scan import read_note_bytes
 
 PAGE_SEP = "\n\n"

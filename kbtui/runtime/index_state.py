@@ -12,7 +12,16 @@ from kbtui.tools.catalog import GRAPH_READS
 
 FIRST_READ_WAIT = 5.0  # seconds an early question waits for the first pass to read the vault
 WITH_INDEX_STATE = frozenset(
-    {"kb_search", "knowledge_query", *GRAPH_READS, "kg_find_duplicates", "base_query"}
+    {
+        "kb_search",
+        "app_search",
+        "knowledge_query",
+        *GRAPH_READS,
+        "kg_find_duplicates",
+        "base_query",
+        "vault_links",
+        "tasks_list",
+    }
 )
 _RESULT_KEYS = ("results", "entities", "path", "duplicates")
 

@@ -33,7 +33,7 @@ from kbtui.search.snippets import make_snippet
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
 from kbtui.tokenize import latin_share, query_terms
-from kbtui.vault.pdf import page_place
+from kbtui.vault.attachments.pdf import page_place
 from kbtui.vault.versions import label
 
 Mode = Literal["hybrid", "vector", "keyword"]

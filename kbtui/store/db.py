@@ -27,8 +27,9 @@ from kbtui.store.file.pool import CHECK_MEMORY, drop_table_pages, follow_growth,
 from kbtui.store.file.recover import check_tables
 from kbtui.store.file.verify import Snapshot, snapshot
 from kbtui.store.graph import paths as graph_paths
-from kbtui.store.graph.entities import GraphStore, link_key
+from kbtui.store.graph.entities import GraphStore
 from kbtui.store.graph.link_queries import LinkQueries
+from kbtui.store.note_facts import FACT_TABLES, insert_facts
 from kbtui.store.queries.browse import BrowseQueries
 from kbtui.store.queries.reads import ReadQueries
 from kbtui.store.queries.vault_files import VaultFileQueries
@@ -38,7 +39,7 @@ from kbtui.store.side.state import SideState
 from kbtui.store.vectors import open_facts
 from kbtui.store.vectors.embeddings import EmbeddingWrites
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"
@@ -177,7 +178,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                     graph_paths.rebuild(self.con)
                 self.set_meta("schema_version", str(number))
         self._ensure_index_id()
-        self._check_graph_keys()
+        self._check_graph()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -270,17 +271,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 for key, value in zip(NOTE_COLUMNS, values, strict=True):
                     rows[key].append(value)
             self._bulk_insert("notes", rows, select=NOTE_SELECT)
-            tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
-            links = [
-                (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label, link_key(lk.target))
-                for w in batch
-                for lk in w.note.links
-            ]
-            self._bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
-            self._bulk_insert(
-                "links",
-                {k: [lk[i] for lk in links] for i, k in enumerate(("e", "t", "r", "h", "l", "k"))},
-            )
+            insert_facts(self._bulk_insert, batch)
             self._write_names(old_ids, batch)
             self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
         self._log_vectors(reused)
@@ -307,7 +298,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.con.execute(
             "DELETE FROM chunks WHERE list_contains($ids, entity_id) AND cid < $limit", params
         )
-        for table in ("notes", "tags", "links"):
+        for table in ("notes", *FACT_TABLES):
             self.con.execute(f"DELETE FROM {table} WHERE list_contains(?, entity_id)", [ids])
 
     def _insert_chunks(self, batch: Sequence[NoteWrite]) -> None:

@@ -7,9 +7,10 @@ from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_TOOLS
+from kbtui.tools.contracts.obsidian import VAULT_TOOLS
 
 # what MCP offers
-PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS, **BASE_TOOLS}
+PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS, **BASE_TOOLS, **VAULT_TOOLS}
 GRAPH_READS = (
     "kg_get_entity",
     "kg_find_entity",
@@ -22,5 +23,5 @@ GRAPH_READS = (
 # Calls that change nothing but usage counters: safe to run again on the next owner.
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
-    | {*GRAPH_READS, "kg_suggest_links", "base_query"}
+    | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}
 )

@@ -12,8 +12,8 @@ from kbtui.tools.contracts.kb import ENTITY_TYPES
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
+from kbtui.vault.attachments.pdf import is_pdf, page_of, page_place
 from kbtui.vault.chunk import reassemble
-from kbtui.vault.pdf import is_pdf, page_of, page_place
 
 VOICE_TOP_K = 3
 # While more than this share of the passages that take a vector is still waiting for one (a
@@ -22,6 +22,9 @@ VOICE_TOP_K = 3
 # training claims through `kbtui mcp` on an unindexed vault, bench/mcp_ranking.py) the mix
 # scored nDCG@10 0.25-0.48 with 10-80% embedded and 0.68 at 90%+, keyword alone 0.67.
 WAITING_SHARE = 0.10
+
+
+NOT_INITIALIZED = "KB not initialized: no notes are indexed yet; run `kbtui index`"
 
 
 class KbTools:
@@ -76,6 +79,8 @@ class KbTools:
             voice_mode=voice,
             mode=mode,
         )
+        if not results and self.store.note_count() == 0:  # spec 001: still ok, and empty
+            note = NOT_INITIALIZED
         if note:
             answer["message"] = note
         return answer
@@ -107,9 +112,7 @@ class KbTools:
                 return ok(**base)
         if note is None:
             if self.store.note_count() == 0:
-                raise NotFoundError(
-                    "KB not initialized: no notes are indexed yet; run `kbtui index`"
-                )
+                raise NotFoundError(NOT_INITIALIZED)
             raise NotFoundError(f"Entity '{entity_id}' not found in KB")
         self.graph.used([entity_id])
         chunks = self.store.note_chunks(entity_id)

@@ -22,13 +22,19 @@ from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
+from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import context, extract
 from kbtui.tools.graph.links import LinkTools
 from kbtui.tools.graph.read import KnowledgeGraph
+from kbtui.tools.graph.rename import Renamer
 from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
+from kbtui.tools.obsidian import daily as obsidian_daily
+from kbtui.tools.obsidian import links as obsidian_links
+from kbtui.tools.obsidian import notes as obsidian_notes
+from kbtui.tools.obsidian import tasks as obsidian_tasks
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
 
@@ -58,6 +64,10 @@ def _app(name: str, run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]])
     return Tool(APP_TOOLS[name], lambda t, a: run(t.parts, a), published=False)
 
 
+def _vault_app(run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]]) -> Handler:
+    return lambda t, a: run(t.parts, a)
+
+
 TOOLS: dict[str, Tool] = {
     tool.spec.name: tool
     for tool in (
@@ -83,10 +93,25 @@ TOOLS: dict[str, Tool] = {
         Tool(KG_TOOLS["kg_extract_from_memory"], lambda t, a: extract.extract_tool(t.writer, a)),
         Tool(KG_TOOLS["kg_find_duplicates"], lambda t, a: extract.duplicates_tool(t.graph, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
-        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.links.kg_rename_entity(a)),
+        Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
         Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
+        Tool(VAULT_TOOLS["vault_links"], lambda t, a: obsidian_links.vault_links(t.parts, a)),
+        Tool(VAULT_TOOLS["tasks_list"], lambda t, a: obsidian_tasks.tasks_list(t.parts, a)),
+        Tool(VAULT_TOOLS["task_update"], lambda t, a: obsidian_tasks.task_update(t.parts, a)),
+        Tool(VAULT_TOOLS["daily_append"], lambda t, a: obsidian_daily.daily_append(t.parts, a)),
+        *(
+            Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
+            for name, run in (
+                ("app_daily", obsidian_daily.daily),
+                ("app_outline", obsidian_notes.outline),
+                ("app_tags", obsidian_notes.tags),
+                ("app_properties", obsidian_notes.properties),
+                ("app_property", obsidian_notes.property_edit),
+                ("app_search_context", obsidian_notes.search_context),
+            )
+        ),
         _app("app_facets", browse.facets),
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
@@ -112,6 +137,7 @@ class Toolset:
     writer: GraphWriter
     kb: KbTools
     links: LinkTools
+    renamer: Renamer
     bases: BaseTools
 
     def __init__(self, parts: VaultParts) -> None:
@@ -120,6 +146,7 @@ class Toolset:
         self.writer = GraphWriter(self.graph)
         self.kb = KbTools(parts, self.graph)
         self.links = LinkTools(self.writer)
+        self.renamer = Renamer(self.writer)
         self.bases = BaseTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:

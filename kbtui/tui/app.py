@@ -30,6 +30,7 @@ from kbtui.tui.screens.graph import GraphScreen
 from kbtui.tui.screens.modals import ErrorScreen, HelpScreen, PromptModal, ReportModal
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
+from kbtui.tui.screens.tasks import TasksScreen
 from kbtui.tui.widgets.graph_browse import DuplicatesPane
 from kbtui.tui.widgets.graph_walk import NeighboursPane
 from kbtui.tui.widgets.status import pass_summary, report_summary
@@ -67,6 +68,7 @@ class KbApp(App[None]):
         Binding("question_mark", "help", "Help", show=False, id="app.help_key"),
         Binding("ctrl+g", "graph", "Graph", id="app.graph"),
         Binding("ctrl+r", "reindex", "Reindex", id="app.reindex"),
+        Binding("ctrl+o", "tasks", "Tasks", show=False, id="app.tasks"),
     ]
 
     def __init__(
@@ -223,6 +225,10 @@ class KbApp(App[None]):
             tab = "entities"  # no entity to centre on: start from the list of entities
         self.post_message(ShowGraph(entity_id, tab))
 
+    def action_tasks(self) -> None:
+        if not isinstance(self.screen, TasksScreen):
+            self.push_screen(TasksScreen())
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
@@ -233,6 +239,7 @@ class KbApp(App[None]):
                     ("Search", SearchScreen.BINDINGS),
                     ("Note", NoteScreen.BINDINGS),
                     ("Graph", GraphScreen.BINDINGS + NeighboursPane.BINDINGS),
+                    ("Tasks", TasksScreen.BINDINGS),
                     ("Duplicates", DuplicatesPane.BINDINGS),
                 ]
             )

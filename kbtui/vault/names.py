@@ -22,7 +22,7 @@ from typing import Any
 from anyascii import anyascii
 
 MAX_ID_LEN = 100
-ID_RULE_VERSION = "2"  # bump when ids derive differently: the next pass re-reads every note
+ID_RULE_VERSION = "3"  # bump when ids derive differently: the next pass re-reads every note
 _IRREGULAR_SINGULAR = {
     "people": "person",
     "orgs": "organization",

@@ -25,7 +25,10 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from kbtui.models import Link, ParsedNote
+from kbtui.vault.canvas import CANVAS_SUFFIX, CanvasError, parse_canvas
 from kbtui.vault.names import MAX_ID_LEN, derive_type_and_name, page_title, singular, slug
+from kbtui.vault.obsidian.mdlinks import md_target
+from kbtui.vault.obsidian.tasks import find_tasks
 from kbtui.vault.yaml_text import load_yaml_lenient
 
 __all__ = ["NoteError", "derive_type_and_name", "parse_note", "singular", "slug"]
@@ -64,9 +67,19 @@ class NoteError(ValueError):
 def parse_note(path: str, text: str) -> ParsedNote:
     """Parse decoded text of the vault-relative `path`. Properties that cannot be read are
     reported in `warnings`, never raised: the note still has its body and file name."""
+    if path.lower().endswith(CANVAS_SUFFIX):  # JSON Canvas: its cards as the body
+        try:
+            return parse_canvas(path, text, parse_markdown)
+        except CanvasError as exc:
+            raise NoteError(str(exc)) from exc
+    return parse_markdown(path, text)
+
+
+def parse_markdown(path: str, text: str) -> ParsedNote:
+    """A markdown note (or a canvas's cards written as one)."""
     meta, body, warnings = _split_frontmatter(text)
     tokens = _markdown().parse(body)
-    body_links, inline_tags, sections = _walk_tokens(tokens, body)
+    body_links, inline_tags, sections = _walk_tokens(tokens, body, path)
     entity_type, name = derive_type_and_name(path, meta)
     raw_id = meta.get("id")
     if isinstance(raw_id, str) and ID_RE.match(raw_id) and len(raw_id) <= MAX_ID_LEN:
@@ -81,6 +94,10 @@ def parse_note(path: str, text: str) -> ParsedNote:
     fm_tags = [t.lstrip("#") for key in ("tags", "tag") for t in _strings(meta.get(key), r"[,\s]+")]
     tags = _unique([t.lower() for t in fm_tags + inline_tags if t])
     links = _frontmatter_links(meta) + body_links
+    lines = text.split("\n")
+    tail = text.rstrip()  # the body is the end of the text, stripped
+    at = len(tail) - len(body) if tail.endswith(body) else max(text.find(body), 0)
+    first_line = text[:at].count("\n")
     return ParsedNote(
         path=path,
         entity_id=entity_id,
@@ -99,6 +116,7 @@ def parse_note(path: str, text: str) -> ParsedNote:
             for t in tokens
             if t.map is not None and t.type in BLOCK_KINDS
         ),
+        tasks=find_tasks(tokens, lines, first_line),
     )
 
 
@@ -192,7 +210,7 @@ def _markdown() -> MarkdownIt:
 
 
 def _walk_tokens(
-    tokens: list[Token], body: str
+    tokens: list[Token], body: str, note_path: str = ""
 ) -> tuple[list[Link], list[str], list[tuple[int, str]]]:
     line_starts = [0]
     for i, ch in enumerate(body):
@@ -223,6 +241,12 @@ def _walk_tokens(
                 if target:
                     rel = "embeds" if child.meta.get("embed") else "references"
                     links.append(Link(target=target, rel=rel, heading=heading, label=label))
+            elif child.type in ("link_open", "image"):
+                href = child.attrs.get("href" if child.type == "link_open" else "src")
+                found = md_target(str(href or ""), note_path)
+                if found is not None:
+                    rel = "embeds" if child.type == "image" else "references"
+                    links.append(Link(found[0], rel, heading=found[1], form="md"))
             elif child.type == "text":
                 tags.extend(t for t in TAG_RE.findall(child.content) if _is_tag(t))
     return links, tags, sections
@@ -254,12 +278,13 @@ def _frontmatter_links(meta: dict[str, Any]) -> list[Link]:
         for item, nested in _items(value):
             found = WIKILINK_RE.findall(item)
             # Unquoted [[x]] in YAML parses as a nested list; relation keys may hold bare names.
+            form = "wiki"
             if not found and (nested or rel in RELATION_KEYS) and item.strip():
-                found = [item]
+                found, form = [item], "wiki" if nested else "bare"
             for inner in found:
                 target, heading, label = split_wikilink(inner)
                 if target:
-                    links.append(Link(target=target, rel=rel, heading=heading, label=label))
+                    links.append(Link(target, rel, heading=heading, label=label, form=form))
     return links
 
 

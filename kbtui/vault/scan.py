@@ -7,17 +7,23 @@ import stat
 from pathlib import Path
 
 from kbtui.models import FileState, Skipped
-from kbtui.vault.attachments import SUFFIXES as ATTACHMENT_SUFFIXES
+from kbtui.vault.attachments.kinds import SUFFIXES as ATTACHMENT_SUFFIXES
 
 IGNORED_DIRS = frozenset({".obsidian", ".git", ".trash", ".kbtui", "node_modules", "__pycache__"})
-NOTE_SUFFIXES = (".md", ".markdown")
-# What the indexer holds: notes, PDFs (kbtui.vault.pdf), attachments by name (.attachments)
+NOTE_SUFFIXES = (".md", ".markdown", ".canvas")  # canvases: kbtui.vault.canvas
+# What the indexer holds: notes, PDFs (vault.attachments.pdf), attachments by name (.kinds)
 INDEXED_SUFFIXES = (*NOTE_SUFFIXES, ".pdf", *ATTACHMENT_SUFFIXES)
 
 
 def is_note(rel_path: str) -> bool:
-    """A markdown note (not a PDF or an attachment)."""
+    """A note read as text: markdown or a canvas (not a PDF or an attachment)."""
     return rel_path.lower().endswith(NOTE_SUFFIXES)
+
+
+def is_markdown(rel_path: str) -> bool:
+    """A markdown note: the only kind of file kbtui's writes edit or move, and the only
+    kind a wikilink names without its suffix (`[[x.canvas]]`, `[[paper.pdf]]`)."""
+    return rel_path.lower().endswith((".md", ".markdown"))
 
 
 def is_ignored(rel_path: str) -> bool:

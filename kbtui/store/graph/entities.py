@@ -20,6 +20,7 @@ from kbtui.store.graph import paths as graph_paths
 from kbtui.store.graph.links import (
     NAME_PRIORITY,
     REL_TYPES,
+    RELATION_RULE,
     insert_relationships_sql,
     link_key,
     note_keys,
@@ -192,6 +193,11 @@ class GraphStore(UsageStore):
         ).fetchall()
         return [_relationship(r) for r in rows]
 
+    def _check_graph(self) -> None:
+        """At open: relationships hashed and derived the way this kbtui does."""
+        self._check_graph_keys()
+        self._check_relation_rule()
+
     def _check_graph_keys(self) -> None:
         """Re-hash the relationship keys if this DuckDB hashes differently from the one that
         wrote them (a DuckDB upgrade may change `hash`); a no-op otherwise."""
@@ -205,6 +211,14 @@ class GraphStore(UsageStore):
         graph_paths.rebuild(self.con)
         self.set_meta("hash_probe", probe)
         self.con.execute("COMMIT")
+
+    def _check_relation_rule(self) -> None:
+        """Derive every relationship again, once, when they were derived by an older rule."""
+        if self.meta("relation_rule") == RELATION_RULE:
+            return
+        with self.transaction():
+            self.rebuild_relationships()
+            self.set_meta("relation_rule", RELATION_RULE)
 
     def _keys(self, entity_ids: Sequence[str]) -> list[int]:
         """`_key` of each id, in one query."""
@@ -267,7 +281,7 @@ class GraphStore(UsageStore):
     def entities_named(self, name: str) -> list[str]:
         """Entities a link `[[name]]` could mean by id, path or file name."""
         rows = self.con.execute(
-            """SELECT DISTINCT entity_id FROM entity_names WHERE key = ? AND priority <= 2
+            """SELECT DISTINCT entity_id FROM entity_names WHERE key = ? AND priority <= 3
                ORDER BY 1""",
             [link_key(name)],
         ).fetchall()

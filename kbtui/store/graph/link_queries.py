@@ -7,9 +7,12 @@ from collections.abc import Sequence
 
 import duckdb
 
+from kbtui.store.graph.links import resolved_links_sql
+from kbtui.store.graph.vault_facts import VaultFacts
 
-class LinkQueries:
-    """Mixed into Store."""
+
+class LinkQueries(VaultFacts):
+    """Mixed into Store (with the queries behind Obsidian's vault commands)."""
 
     con: duckdb.DuckDBPyConnection
 
@@ -52,3 +55,60 @@ class LinkQueries:
         """(source, target) of every relationship, to leave linked pairs out of suggestions."""
         rows = self.con.execute("SELECT DISTINCT source_id, target_id FROM relationships")
         return {(r[0], r[1]) for r in rows.fetchall()}
+
+    def names_held(self, keys: Sequence[str], but: str) -> list[tuple[str, str, int]]:
+        """(key, entity id, kind priority) of every other note that answers to one of `keys`."""
+        rows = self.con.execute(
+            """SELECT key, entity_id, min(priority) FROM entity_names
+               WHERE list_contains($keys, key) AND entity_id <> $but
+               GROUP BY key, entity_id ORDER BY key, entity_id""",
+            {"keys": list(keys), "but": but},
+        ).fetchall()
+        return [(r[0], r[1], int(r[2])) for r in rows]
+
+    def links_retargeted(
+        self, entity_id: str, new_id: str, names: Sequence[tuple[str, int]], folder: str
+    ) -> list[tuple[str, str, str, str]]:
+        """(source id, key, target now, target then) of every indexed link that would reach
+        another note than it does now if `entity_id` were `new_id`, answered to `names` (key,
+        priority) and sat in `folder`: the one resolver, run over what a rename would leave
+        (the id counts: it breaks ties)."""
+        params = {
+            "id": entity_id,
+            "new": new_id,
+            "keys": [k for k, _ in names],
+            "p": [p for _, p in names],
+        }
+        self.con.execute(
+            """CREATE OR REPLACE TEMP TABLE _names_if AS
+               SELECT * FROM entity_names WHERE entity_id <> $id
+               UNION ALL SELECT $new, unnest($keys), unnest($p)""",
+            params,
+        )
+        self.con.execute(
+            """CREATE OR REPLACE TEMP TABLE _notes_if AS
+               SELECT entity_id, folder FROM notes WHERE entity_id <> $id
+               UNION ALL SELECT $new, $folder""",
+            {"id": entity_id, "new": new_id, "folder": folder},
+        )
+        where = (
+            "(list_contains($keys, l.key) OR l.key IN "
+            "(SELECT key FROM entity_names WHERE entity_id = $id))"
+        )
+        try:
+            rows = self.con.execute(
+                f"""WITH now AS ({resolved_links_sql(where, "entity_names", "notes")}),
+                    after AS ({resolved_links_sql(where, "_names_if", "_notes_if")})
+                    SELECT now.source_id, now.key, now.target_id,
+                           CASE WHEN after.target_id = $new THEN $id ELSE after.target_id END
+                    FROM now JOIN after USING (source_id, key)
+                    WHERE now.target_id <> after.target_id
+                      AND (now.target_id = $id OR after.target_id = $new)
+                      AND now.source_id <> $id
+                    ORDER BY 1, 2""",
+                {"keys": [k for k, _ in names], "id": entity_id, "new": new_id},
+            ).fetchall()
+        finally:
+            self.con.execute("DROP TABLE IF EXISTS _names_if")
+            self.con.execute("DROP TABLE IF EXISTS _notes_if")
+        return [(r[0], r[1], r[2], r[3]) for r in rows]

@@ -1,10 +1,10 @@
 """How links become relationships: the names a note is reached by, and the SQL that resolves
 each link to one note the way Obsidian does.
 
-A link's target matches an entity id, a vault path, a file name, a title or an alias, ignoring
-case (in that order of preference); when several notes share the name, the one nearest the
-linking note wins (same folder first, then fewest folder steps apart), as in Obsidian; a note
-at the root is reached by its name like any other.
+A link's target matches an entity id, a vault path, the end of one, a file name, a title or
+an alias, ignoring case (in that order of preference); when several notes share the name, the
+one nearest the linking note wins (same folder first, then fewest folder steps apart), as in
+Obsidian; a note at the root is reached by its name like any other.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ REL_TYPES = {
     "blocks": "BLOCKS",
     "contradicts": "CONTRADICTS",
 }
-NAME_PRIORITY = {"id": 0, "path": 1, "stem": 2, "title": 3, "alias": 4}
+# Bump when a link turns into a relationship differently: an index opened by this kbtui
+# derives its relationships again, once (2: a property's label is the property's name;
+# 3: a path that ends the note's path reaches it).
+RELATION_RULE = "3"
+# "suffix": a path that ends the note's path (`[[b/x]]` reaches a/b/x.md, as in Obsidian)
+NAME_PRIORITY = {"id": 0, "path": 1, "suffix": 2, "stem": 3, "title": 4, "alias": 5}
 _TYPE_CASE = (
     "CASE l.rel "
     + " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in REL_TYPES.items())
@@ -38,7 +43,7 @@ _LABEL_CASE = (
     "CASE WHEN l.rel IN ("
     + ", ".join(f"'{k}'" for k in REL_TYPES if k != "embeds")
     + ") THEN nullif(l.label, '') WHEN l.rel = 'embeds' THEN 'embeds' "
-    "ELSE coalesce(nullif(l.label, ''), l.rel) END"
+    "ELSE l.rel END"  # `related: [[X|Steph]]` is `related`; the link's own label is a display
 )
 
 
@@ -59,8 +64,45 @@ def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
     keys = [(note.entity_id, "id"), (path.rsplit("/", 1)[-1], "stem")]
     if "/" in path:  # a note at the root is found by its name like any other: nearest first
         keys.insert(1, (path, "path"))
+        parts = path.split("/")
+        keys += [("/".join(parts[i:]), "suffix") for i in range(1, len(parts) - 1)]
     keys += [(note.title, "title")] + [(a, "alias") for a in note.aliases]
     return [(link_key(k), kind) for k, kind in keys if link_key(k)]
+
+
+def _resolution(links_where: str, names: str, notes: str) -> tuple[str, str]:
+    """The CTEs and the `l` subquery (every picked link with its `resolved` entity) of the one
+    resolver; `names`/`notes` let a caller resolve against names a note does not have yet."""
+    ctes = f"""
+    scope AS (SELECT DISTINCT entity_id, key FROM links l WHERE {links_where}),
+    best AS (SELECT key, min(priority) AS p,
+                    arg_min(entity_id, (priority, entity_id)) AS entity_id
+             FROM {names} WHERE key IN (SELECT key FROM scope) GROUP BY key),
+    shared AS (SELECT e.key, b.p FROM {names} e
+               JOIN best b ON b.key = e.key AND b.p = e.priority
+               GROUP BY e.key, b.p HAVING count(DISTINCT e.entity_id) > 1),
+    nearest AS (  -- a name several notes share: the one nearest the linking note
+        SELECT l.entity_id AS source_id, l.key, arg_min(e.entity_id, (
+                   {_folder_steps("sn.folder", "t.folder")}, e.entity_id)) AS entity_id
+        FROM scope l
+        JOIN shared s ON s.key = l.key
+        JOIN {names} e ON e.key = l.key AND e.priority = s.p
+        JOIN {notes} sn ON sn.entity_id = l.entity_id
+        JOIN {notes} t ON t.entity_id = e.entity_id
+        GROUP BY l.entity_id, l.key)"""
+    resolved = f"""(SELECT l.*, coalesce(x.entity_id, b.entity_id) AS resolved FROM links l
+              JOIN best b ON b.key = l.key
+              LEFT JOIN nearest x ON x.source_id = l.entity_id AND x.key = l.key
+              WHERE {links_where}) l"""
+    return ctes, resolved
+
+
+def resolved_links_sql(links_where: str, names: str, notes: str) -> str:
+    """SELECT (source_id, key, target_id) of the links `links_where` picks, resolved against
+    the `names` and `notes` tables (the real ones, or what a rename would make of them)."""
+    ctes, resolved = _resolution(links_where, names, notes)
+    return f"""WITH {ctes}
+    SELECT DISTINCT l.entity_id AS source_id, l.key, l.resolved AS target_id FROM {resolved}"""
 
 
 def insert_relationships_sql(
@@ -70,24 +112,10 @@ def insert_relationships_sql(
     and `l.key` only), each resolved to its best name: kind of name first, then nearness, then
     id. Only names several notes share are resolved per linking note; the rest keep one
     grouped pick, so this costs what the resolution without nearness did."""
+    ctes, resolved = _resolution(links_where, "entity_names", "notes")
     return f"""
     INSERT INTO {into}
-    WITH scope AS (SELECT DISTINCT entity_id, key FROM links l WHERE {links_where}),
-    best AS (SELECT key, min(priority) AS p,
-                    arg_min(entity_id, (priority, entity_id)) AS entity_id
-             FROM entity_names WHERE key IN (SELECT key FROM scope) GROUP BY key),
-    shared AS (SELECT e.key, b.p FROM entity_names e
-               JOIN best b ON b.key = e.key AND b.p = e.priority
-               GROUP BY e.key, b.p HAVING count(DISTINCT e.entity_id) > 1),
-    nearest AS (  -- a name several notes share: the one nearest the linking note
-        SELECT l.entity_id AS source_id, l.key, arg_min(e.entity_id, (
-                   {_folder_steps("sn.folder", "t.folder")}, e.entity_id)) AS entity_id
-        FROM scope l
-        JOIN shared s ON s.key = l.key
-        JOIN entity_names e ON e.key = l.key AND e.priority = s.p
-        JOIN notes sn ON sn.entity_id = l.entity_id
-        JOIN notes t ON t.entity_id = e.entity_id
-        GROUP BY l.entity_id, l.key)
+    WITH {ctes}
     SELECT DISTINCT ON (rel_id) * FROM (
         SELECT 'rel_' || left(md5(l.entity_id || '|' || {_TYPE_CASE} || '|' ||
                                   r.entity_id || '|' || coalesce({_LABEL_CASE}, '')), 16)
@@ -96,10 +124,7 @@ def insert_relationships_sql(
                {_TYPE_CASE} AS type, {_LABEL_CASE} AS label,
                1.0 AS confidence, n.path AS origin,
                hash(l.entity_id) AS source_key, hash(r.entity_id) AS target_key
-        FROM (SELECT l.*, coalesce(x.entity_id, b.entity_id) AS resolved FROM links l
-              JOIN best b ON b.key = l.key
-              LEFT JOIN nearest x ON x.source_id = l.entity_id AND x.key = l.key
-              WHERE {links_where}) l
+        FROM {resolved}
         JOIN (SELECT entity_id FROM notes) r ON r.entity_id = l.resolved
         JOIN notes n ON n.entity_id = l.entity_id
         WHERE r.entity_id <> l.entity_id AND {target_where})

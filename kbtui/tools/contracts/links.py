@@ -25,15 +25,20 @@ LINK_TOOLS = {
             {
                 "entityId": _entity_id("Only mentions of this entity.", required=False),
                 "limit": Param("integer", "Max suggestions.", default=20, minimum=1, maximum=100),
+                "offset": Param(
+                    "integer", "Skip this many (page with totalFound).", default=0, minimum=0
+                ),
             },
-            {"suggestions": [], "count": 0},
+            {"suggestions": [], "count": 0, "totalFound": 0},
         ),
         ToolSpec(
             "kg_rename_entity",
             "Rename or move an entity's note; every link to it (body and frontmatter, any "
             "form: [[Old]], [[Old|label]], [[Old#Heading]], ![[Old]], path forms, other "
             "case) is rewritten, labels and headings kept. All files change or none. Use "
-            "dryRun to see the changes first.",
+            "dryRun to see the changes first. A name another note already answers to is "
+            "refused unless force; the answer's retargeted lists links that would change "
+            "target.",
             {
                 "entityId": _entity_id("The entity to rename, e.g. person:ines_duarte."),
                 "newName": Param(
@@ -44,6 +49,7 @@ LINK_TOOLS = {
                     max_length=300,
                 ),
                 "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
+                "force": Param("boolean", "Take a name another note answers to.", default=False),
             },
             {
                 "entity": None,
@@ -51,6 +57,7 @@ LINK_TOOLS = {
                 "newPath": None,
                 "filesChanged": [],
                 "linksRewritten": 0,
+                "retargeted": [],
             },
         ),
     )

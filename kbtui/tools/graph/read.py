@@ -16,7 +16,7 @@ from kbtui.search.service import Mode
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.parse import slug
-from kbtui.vault.scan import is_note
+from kbtui.vault.scan import is_markdown
 
 USE_REWARD, USE_STEP = 1.0, 0.2
 SHOW_REWARD, SHOW_STEP = 0.0, 0.02
@@ -216,7 +216,7 @@ class KnowledgeGraph:
 def note_file(row: dict[str, Any], field: str) -> dict[str, Any]:
     """The entity's row when its file is a markdown note, which a write may edit or move;
     a PDF or an attachment is the user's own file, never edited: VALIDATION."""
-    if not is_note(str(row["path"])):
+    if not is_markdown(str(row["path"])):
         raise ValidationError(
             f"{row['id']} is {row['path']}, not a markdown note: kbtui edits and moves only notes",
             field=field,

@@ -23,7 +23,7 @@ from kbtui.vault.edit.write import (
     write_new_note,
 )
 from kbtui.vault.parse import parse_note, slug
-from kbtui.vault.scan import is_note
+from kbtui.vault.scan import is_markdown
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -137,7 +137,7 @@ class GraphWriter:
     def _link_ref(self, target: dict[str, Any]) -> str:
         """How a wikilink names the target: its file name when that is unambiguous."""
         path = str(target["path"])
-        if not is_note(path):  # a PDF or an image is linked with its suffix: [[paper.pdf]]
+        if not is_markdown(path):  # a PDF or an image is linked with its suffix: [[paper.pdf]]
             name = path.rsplit("/", 1)[-1]
             return name if self.store.entities_named(name) == [target["id"]] else path
         stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]

@@ -23,10 +23,18 @@ class GraphScreen(KbScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="graph.back"),
         Binding("o", "open_note", "Open note", id="graph.open"),
-        Binding("1", "tab('neighbours')", "Neighbours", show=False, id="graph.tab_neighbours"),
-        Binding("2", "tab('path')", "Path", show=False, id="graph.tab_path"),
-        Binding("3", "tab('entities')", "Entities", show=False, id="graph.tab_entities"),
-        Binding("4", "tab('duplicates')", "Duplicates", show=False, id="graph.tab_duplicates"),
+        # Before the focused widget (priority): an empty Path field leaves them (NameField).
+        *(
+            Binding(
+                str(n),
+                f"tab('{tab}')",
+                tab.title(),
+                show=False,
+                priority=True,
+                id=f"graph.tab_{tab}",
+            )
+            for n, tab in enumerate(TABS, 1)
+        ),
     ]
 
     def __init__(self, entity_id: str | None = None, tab: str = "neighbours") -> None:

@@ -85,19 +85,32 @@ class ConfirmRename(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         plan = self.dry_run
         lines = Text()
+        if plan.get("refusal"):
+            lines.append(f"{plan['refusal']}\n\n", style="bold red")
+        if plan.get("retargeted"):
+            lines.append(
+                f"{plan['retargetedCount']} link(s) would reach another note:\n",
+                style="bold yellow",
+            )
+            for link in plan["retargeted"]:
+                lines.append(f"{link['path']}:{link['line']}: {link['text']}\n", style="yellow")
+                lines.append(f"  {link['from']} → {link['to']}\n", style="yellow")
+            lines.append("\n")
         for change in plan["filesChanged"]:
             lines.append(f"{change['path']}: {change['linksRewritten']} link(s)\n", style="bold")
             for line in change.get("lines", []):
                 lines.append(f"  - {line['before'].strip()}\n", style="red")
                 lines.append(f"  + {line['after'].strip()}\n", style="green")
         with Vertical(id="dialog"):
-            title = f"Rename {plan['oldPath']} → {plan['newPath']}?"
+            anyway = " anyway" if plan.get("refusal") else ""
+            title = f"Rename{anyway} {plan['oldPath']} → {plan['newPath']}?"
             yield Static(Text(title, style="bold"), id="dialog-title")
             yield Static(Text(str(plan["message"]), style="dim"))
             with VerticalScroll(id="rename-changes"):
                 yield Static(lines)
             with Horizontal(id="dialog-buttons"):
-                yield Button("Rename (y)", id="rename", variant="warning")
+                label = "Rename anyway (y)" if plan.get("refusal") else "Rename (y)"
+                yield Button(label, id="rename", variant="warning")
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
@@ -109,7 +122,8 @@ class ConfirmRename(ModalScreen[bool]):
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key of every screen, from the bindings themselves so it cannot go stale."""
+    """Every key of every screen, from the bindings themselves so it cannot go stale (a
+    binding's tooltip, when it has one, says more than the footer's word)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,q,question_mark", "dismiss(None)", "Close", id="help.close")
@@ -130,7 +144,7 @@ class HelpScreen(ModalScreen[None]):
                     keys = ", ".join(
                         self.app.get_key_display(Binding(k, "")) for k in binding.key.split(",")
                     )
-                    table.add_row(Text(keys), Text(binding.description))
+                    table.add_row(Text(keys), Text(binding.tooltip or binding.description))
             parts += [Text(title, style="bold underline"), table, Text()]
         parts.append(Text("ctrl+p opens the command palette. Escape closes this.", style="dim"))
         with VerticalScroll(id="dialog"):

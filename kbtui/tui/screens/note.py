@@ -40,7 +40,21 @@ class NoteScreen(KbScreen):
     """One note at a time; following a link keeps the previous one in `history`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,backspace", "back", "Back", id="note.back"),
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            tooltip="Back; in a side panel: to the note's text",
+            id="note.back",
+        ),
+        Binding(
+            "backspace",
+            "back",
+            "Back",
+            tooltip="Back, from a side panel too",
+            show=False,
+            id="note.back_key",
+        ),
         Binding("e", "edit", "Edit", id="note.edit"),
         Binding("g", "graph", "Graph", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
@@ -59,6 +73,7 @@ class NoteScreen(KbScreen):
         self.note: dict[str, Any] | None = None
         self.mentions: list[dict[str, Any]] = []
         self._details_for: str | None = None  # the note the card and related panels show
+        self._mentions_for: str | None = None  # the note the mentions panel shows
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="note-title")
@@ -97,14 +112,30 @@ class NoteScreen(KbScreen):
         if entity_id != self.entity_id:
             self.history.append(self.entity_id)
         self.entity_id, self.page = entity_id, page
+        self._read_from_top()
         self.load(entity_id)
 
     def action_back(self) -> None:
         if self.history:
             self.entity_id, self.page = self.history.pop(), None
+            self._read_from_top()
             self.load(self.entity_id)
         else:
             self.dismiss()
+
+    def _read_from_top(self) -> None:
+        """Another note: the focus on its text, so Escape walks back through the history."""
+        self.set_focus(self.query_one("#note-body-scroll"))
+
+    def action_leave(self) -> None:
+        """Escape in a side panel goes back to the note's text; on the text, back. Leaving
+        the note from a panel sent the next keys (meant for the note) to the search box."""
+        focused = self.focused
+        body = self.query_one("#note-body-scroll")
+        if focused is not None and focused is not body and focused.id != "note-body":
+            self.set_focus(body)
+            return
+        self.action_back()
 
     def action_focus_panel(self, widget_id: str) -> None:
         # At once, not deferred like Widget.focus(): "l" then Enter typed fast must follow.
@@ -148,6 +179,8 @@ class NoteScreen(KbScreen):
         # The note is drawn before the calls that keep a CPU (and the GIL) busy for seconds
         # the first time: drawing it beside them took 1.6 s instead of a tenth of that.
         drawn.wait(DRAW_WAIT)
+        if mentions:
+            self.app.call_from_thread(self.load_mentions, entity_id)
         chunk = self.kb.tool(
             "get_chunk",
             {
@@ -157,12 +190,22 @@ class NoteScreen(KbScreen):
             },
         )
         self.post_message(NoteDetails(entity_id, chunk))
-        if mentions:
-            found = self.kb.tool("app_note_mentions", {"entityId": entity_id})
-            self.app.call_from_thread(self._show_mentions, entity_id, found)
+
+    @work(thread=True, exclusive=True, group="note-mentions")
+    def load_mentions(self, entity_id: str) -> None:
+        """The unlinked mentions (a scan of the vault's files) on their own thread: behind
+        the card and related passages (whose first call loads every vector) the panel stayed
+        empty for seconds."""
+        found = self.kb.tool("app_note_mentions", {"entityId": entity_id})
+        self.app.call_from_thread(self._show_mentions, entity_id, found)
 
     def _show_mentions(self, entity_id: str, found: dict[str, Any]) -> None:
-        if entity_id != self.entity_id or not found.get("ok"):
+        if entity_id != self.entity_id:
+            return
+        self._mentions_for = entity_id
+        if not found.get("ok"):
+            failed = Text(f"✗ {found.get('message')}", style="red")
+            self.query_one("#note-mentions", EntityList).show([], empty=str(failed))
             return
         self.mentions = [*found["incoming"], *found["outgoing"]]
         options = []
@@ -224,6 +267,8 @@ class NoteScreen(KbScreen):
             for widget_id in ("#note-card", "#note-cluster"):
                 self.query_one(widget_id, Static).update(Text("…", style="dim"))
             self.query_one("#note-related", EntityList).show([], empty="…")
+            if self._mentions_for != message.entity_id:  # not already there
+                self.query_one("#note-mentions", EntityList).show([], empty="…")
 
     @on(NoteDetails)
     def _details(self, message: NoteDetails) -> None:
@@ -289,18 +334,29 @@ class NoteScreen(KbScreen):
             self.rename(self.entity_id, name, dry_run=True)
 
     @work(thread=True, group="rename")
-    def rename(self, entity_id: str, name: str, dry_run: bool) -> None:
-        """A dry run shows what would change and asks; only a confirmed run writes."""
-        args = {"entityId": entity_id, "newName": name, "dryRun": dry_run}
+    def rename(self, entity_id: str, name: str, dry_run: bool, force: bool = False) -> None:
+        """A dry run shows what would change and asks; only a confirmed run writes. A name
+        another note answers to is refused; the forced dry run then shows every link that
+        would change target, and only a deliberate `y` takes the name."""
+        args = {"entityId": entity_id, "newName": name, "dryRun": dry_run, "force": force}
         answer = self.kb.tool("kg_rename_entity", args)
+        error = answer.get("error") or {}
+        if not answer.get("ok") and dry_run and not force and _name_taken(answer):
+            refusal = str(answer.get("message"))
+            args["force"] = True
+            answer = self.kb.tool("kg_rename_entity", args)
+            if answer.get("ok"):
+                answer["refusal"] = refusal
+                force = True
+            error = answer.get("error") or {}
         if not answer.get("ok"):
-            message = str(answer.get("message"))
+            message = str(answer.get("message") or error.get("message"))
             self.app.call_from_thread(self.notify, message, severity="error")
         elif dry_run:
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self.rename(entity_id, name, dry_run=False)
+                    self.rename(entity_id, name, dry_run=False, force=force)
 
             self.app.call_from_thread(self.app.push_screen, ConfirmRename(answer), confirmed)
         else:
@@ -312,3 +368,9 @@ class NoteScreen(KbScreen):
         self.history = [new_id if h == old_id else h for h in self.history]
         self.entity_id = new_id
         self.load(new_id)
+
+
+def _name_taken(answer: dict[str, Any]) -> bool:
+    """The rename was refused only because another note answers to the new name."""
+    error = answer.get("error") or {}
+    return answer.get("error_type") == "ConflictError" and error.get("field") == "newName"

@@ -135,13 +135,27 @@ class NeighboursPane(GraphPane):
             self.centre_on(event.node.data)
 
 
+TAB_DIGITS = "1234"  # the graph screen's tabs
+
+
+class NameField(Input):
+    """A name to look up. Empty, it leaves the tab digits to the screen (Textual drops every
+    binding of a key the focused field would type): on the Path tab 1-4 switch tabs as on
+    the others; once a name is begun, a digit is part of it ("Q3 2026")."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character is not None and character in TAB_DIGITS and not self.value:
+            return False
+        return super().check_consume_key(key, character)
+
+
 class PathPane(GraphPane):
     """Two names in, the chain of relationships between them out."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="path-inputs"):
-            yield Input(placeholder="from: a name, alias or id", id="path-from")
-            yield Input(placeholder="to: a name, alias or id", id="path-to")
+            yield NameField(placeholder="from: a name, alias or id", id="path-from")
+            yield NameField(placeholder="to: a name, alias or id", id="path-to")
         yield Static("Enter two names, then press Enter.", id="path-status")
         yield EntityList(id="path-result")
 

@@ -16,6 +16,7 @@ from kbtui.vault.spans import Span, frontmatter_range, spans
 # Frontmatter keys the index never reads links from (parse._frontmatter_links).
 _NOT_LINKS = {"id", "type", "title", "aliases", "alias", "tags", "tag"}
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(.*)$")
+_MD_KINDS = ("link", "image")
 MIN_NAME = 3  # shorter names ("AI", "Jo") would flag half the vault
 _WORD = re.compile(r"\w+")
 
@@ -46,14 +47,24 @@ def retarget(inner: str, resolves: Callable[[str], bool], new_target: Callable[[
     return f"{lead}{new_target(core)}{trail}{escape}{hash_}{heading}{bar}{label}"
 
 
+MarkdownEdits = Callable[[str, list[tuple[int, int]]], list[tuple[int, int, str]]]
+
+
 def rewrite_links(
-    text: str, resolves: Callable[[str], bool], new_target: Callable[[str], str]
+    text: str,
+    resolves: Callable[[str], bool],
+    new_target: Callable[[str], str],
+    markdown: MarkdownEdits | None = None,
 ) -> tuple[str, int]:
     """`text` with every link that `resolves` to the old note pointed at `new_target(old)`:
     body wikilinks and embeds (never in code), frontmatter wikilinks and bare relation values.
-    Returns the new text and how many links changed."""
+    `markdown` gives the edits of the markdown links among the link and image spans it is
+    handed (kbtui.vault.obsidian.mdlinks). Returns the new text and how many links changed."""
     edits: list[tuple[int, int, str]] = []
-    for span in spans(text):
+    found = spans(text)
+    if markdown is not None:
+        edits.extend(markdown(text, [(s.start, s.end) for s in found if s.kind in _MD_KINDS]))
+    for span in found:
         if span.kind != "wikilink":
             continue
         whole = text[span.start : span.end]

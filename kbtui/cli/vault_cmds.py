@@ -1,0 +1,275 @@
+"""Obsidian's vault commands without the app: tasks, the daily note, outline, tags,
+properties and search with context (links: kbtui.cli.vault_links). Names, options and output
+shapes follow the official Obsidian CLI."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from kbtui.cli.common import vault_option
+from kbtui.cli.vault_links import LINK_COMMANDS
+from kbtui.cli.vault_out import call_tool, format_option, print_rows, total_option
+
+MAX_TASKS = 1_000_000
+_TASK_FIELDS = ("status", "text", "file", "line")
+_TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
+
+
+@click.command()
+@vault_option
+@click.option("--todo", "which", flag_value="todo", help="Only tasks to do ([ ]).")
+@click.option("--done", "which", flag_value="done", help="Only checked tasks.")
+@click.option("--status", "status", help="Only tasks with this status character.")
+@click.option("--file", "note", help="Only the tasks of this note (path or name).")
+@click.option("--due-before", help="Only tasks due before this date (YYYY-MM-DD).")
+@click.option("--verbose", is_flag=True, help="Group by file, with line numbers and fields.")
+@total_option
+@format_option(("text", "json", "tsv", "csv"), "text")
+def tasks(
+    vault: str | None,
+    which: str | None,
+    status: str | None,
+    note: str | None,
+    due_before: str | None,
+    verbose: bool,
+    total: bool,
+    fmt: str,
+) -> None:
+    """Tasks in the vault (`- [ ] ...`), by file and line."""
+    args = {"status": status or which or "all", "note": note, "dueBefore": due_before}
+    rows = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})["results"]
+    if total:
+        click.echo(len(rows))
+    elif fmt != "text":
+        print_rows(rows, _TASK_FIELDS + (_TASK_EXTRA if verbose else ()), fmt)
+    elif verbose:
+        last = None
+        for r in rows:
+            if r["file"] != last:
+                click.echo(r["file"])
+                last = r["file"]
+            click.echo(f"  {r['line']}: {r['text'].strip()}")
+    else:
+        for r in rows:
+            click.echo(r["text"].strip())
+
+
+@click.command()
+@vault_option
+@click.argument("ref", metavar="PATH:LINE")
+@click.option("--toggle", "action", flag_value="toggle", help="Toggle done / to do.")
+@click.option("--done", "action", flag_value="done", help="Mark done: [x].")
+@click.option("--todo", "action", flag_value="todo", help="Mark to do: [ ].")
+@click.option("--status", "status", help="Set this status character.")
+def task(vault: str | None, ref: str, action: str | None, status: str | None) -> None:
+    """Show or update one task; only its line is written."""
+    path, _, line = ref.rpartition(":")
+    if not path or not line.isdigit():
+        raise click.BadParameter("give the task as PATH:LINE, e.g. todo.md:3", param_hint="REF")
+    if not action and not status:
+        args = {"status": "all", "note": path, "limit": MAX_TASKS}
+        answer = call_tool(vault, "tasks_list", args)
+        found = [t for t in answer["results"] if t["line"] == int(line)]
+        if not found:
+            raise click.ClickException(f"no task at {path}:{line}")
+        for key, value in found[0].items():
+            click.echo(f"{key}\t{value}")
+        return
+    args = {"file": path, "line": int(line), "status": status or action}
+    answer = call_tool(vault, "task_update", args)
+    click.echo(answer["task"]["text"])
+
+
+def _daily(action: str) -> click.Command:
+    @click.command(f"daily:{action}")
+    @vault_option
+    @click.option("--date", help="Another day (YYYY-MM-DD).")
+    def command(vault: str | None, date: str | None) -> None:
+        answer = call_tool(vault, "app_daily", {"action": action, "date": date})
+        click.echo(answer["path"] if action == "path" else answer["content"], nl=action == "path")
+
+    command.help = (
+        "The daily note's path (whether or not it exists)."
+        if action == "path"
+        else ("The daily note's text.")
+    )
+    return command
+
+
+def _daily_write(action: str) -> click.Command:
+    # `kbtui daily:append "- [ ] Buy milk"`: text starting with a dash is text, not an option
+    @click.command(f"daily:{action}", context_settings={"ignore_unknown_options": True})
+    @vault_option
+    @click.argument("text", nargs=-1, required=True)
+    @click.option("--inline", is_flag=True, help="Add no newline.")
+    @click.option("--date", help="Another day (YYYY-MM-DD).")
+    def command(vault: str | None, text: tuple[str, ...], inline: bool, date: str | None) -> None:
+        content = " ".join(text).replace("\\n", "\n").replace("\\t", "\t")  # as Obsidian's
+        args = {"action": action, "content": content, "inline": inline, "date": date}
+        click.echo(call_tool(vault, "app_daily", args)["message"])
+
+    command.help = f"{action.capitalize()} TEXT to the daily note (made from its template if new)."
+    return command
+
+
+@click.command()
+@vault_option
+@click.argument("note")
+@total_option
+@format_option(("tree", "md", "json"), "tree")
+def outline(vault: str | None, note: str, total: bool, fmt: str) -> None:
+    """NOTE's headings."""
+    answer = call_tool(vault, "app_outline", {"note": note})
+    rows = answer["results"]
+    if total:
+        click.echo(len(rows))
+    elif fmt == "json":
+        print_rows(rows, ("heading", "level", "line"), "json")
+    else:
+        for r in rows:
+            if fmt == "md":
+                click.echo("#" * r["level"] + " " + r["heading"])
+            else:
+                click.echo("  " * (r["level"] - 1) + r["heading"])
+
+
+@click.command()
+@vault_option
+@click.option("--counts", is_flag=True, help="Include how many notes carry each tag.")
+@click.option("--sort", type=click.Choice(["name", "count"]), default="name", show_default=True)
+@total_option
+@format_option(("tsv", "json", "csv"), "tsv")
+def tags(vault: str | None, counts: bool, sort: str, total: bool, fmt: str) -> None:
+    """Tags in the vault."""
+    rows = call_tool(vault, "app_tags", {})["results"]
+    if sort == "count":
+        rows = sorted(rows, key=lambda r: (-r["count"], r["tag"]))
+    if total:
+        click.echo(len(rows))
+    else:
+        print_rows(rows, ("tag", "count") if counts else ("tag",), fmt)
+
+
+@click.command()
+@vault_option
+@click.argument("name")
+@total_option
+@click.option("--verbose", is_flag=True, help="List the notes too.")
+def tag(vault: str | None, name: str, total: bool, verbose: bool) -> None:
+    """How many notes carry tag NAME (nested tags included), and which."""
+    answer = call_tool(vault, "app_tags", {"name": name})
+    if total or not verbose:
+        click.echo(answer["count"] if total else f"{answer['tag']}\t{answer['count']}")
+        return
+    click.echo(f"{answer['tag']}\t{answer['count']}")
+    for r in answer["results"]:
+        click.echo(r["file"])
+
+
+@click.command()
+@vault_option
+@click.option("--file", "note", help="The properties of this note.")
+@click.option("--counts", is_flag=True, help="Include how many notes have each.")
+@click.option("--sort", type=click.Choice(["name", "count"]), default="name", show_default=True)
+@total_option
+@format_option(("yaml", "json", "tsv"), "yaml")
+def properties(
+    vault: str | None, note: str | None, counts: bool, sort: str, total: bool, fmt: str
+) -> None:
+    """Properties in the vault (or of one note) with their types."""
+    answer = call_tool(vault, "app_properties", {"note": note})
+    rows = answer["results"]
+    if sort == "count":
+        rows = sorted(rows, key=lambda r: (-r["count"], r["name"].lower()))
+    if total:
+        click.echo(len(rows))
+        return
+    fields = ["name", "type"] + (["count"] if counts else []) + (["value"] if note else [])
+    if fmt == "yaml":
+        for r in rows:
+            shown = f"{r['type']}" + (f" ({r['count']})" if counts else "")
+            if note:
+                shown = json.dumps(r["value"], ensure_ascii=False)
+            click.echo(f"{r['name']}: {shown}")
+    else:
+        print_rows(rows, fields, fmt)
+
+
+@click.command("property:read")
+@vault_option
+@click.argument("name")
+@click.argument("note")
+def property_read(vault: str | None, name: str, note: str) -> None:
+    """The value of property NAME of NOTE (a list: one item a line)."""
+    value = call_tool(vault, "app_property", {"action": "read", "name": name, "note": note})[
+        "value"
+    ]
+    for item in value if isinstance(value, list) else [value]:
+        click.echo("" if item is None else json.dumps(item) if isinstance(item, bool) else item)
+
+
+@click.command("property:set")
+@vault_option
+@click.argument("name")
+@click.argument("note")
+@click.argument("value")
+@click.option(
+    "--type",
+    "kind",
+    type=click.Choice(["text", "list", "number", "checkbox", "date", "datetime"]),
+    help="Property type (default: from .obsidian/types.json, else text).",
+)
+def property_set(vault: str | None, name: str, note: str, value: str, kind: str | None) -> None:
+    """Set property NAME of NOTE to VALUE; the rest of the file stays byte for byte."""
+    args = {"action": "set", "name": name, "note": note, "value": value, "type": kind}
+    click.echo(call_tool(vault, "app_property", args)["message"])
+
+
+@click.command("property:remove")
+@vault_option
+@click.argument("name")
+@click.argument("note")
+def property_remove(vault: str | None, name: str, note: str) -> None:
+    """Remove property NAME from NOTE; the rest of the file stays byte for byte."""
+    args = {"action": "remove", "name": name, "note": note}
+    click.echo(call_tool(vault, "app_property", args)["message"])
+
+
+@click.command("search:context")
+@vault_option
+@click.argument("query")
+@click.option("--folder", help="Only notes in this folder.")
+@click.option("--limit", type=int, default=1000, help="Max files.")
+@click.option("--case", is_flag=True, help="Case-sensitive.")
+@format_option(("text", "json"), "text")
+def search_context(
+    vault: str | None, query: str, folder: str | None, limit: int, case: bool, fmt: str
+) -> None:
+    """Lines holding QUERY, grep-style: `path:line: text`."""
+    args = {"query": query, "folder": folder, "limit": limit, "case": case}
+    rows = call_tool(vault, "app_search_context", args)["results"]
+    if fmt == "json":
+        print_rows(rows, ("file", "line", "text"), "json")
+    for r in rows if fmt == "text" else ():
+        click.echo(f"{r['file']}:{r['line']}: {r['text']}")
+
+
+VAULT_COMMANDS = (
+    *LINK_COMMANDS,
+    tasks,
+    task,
+    _daily("path"),
+    _daily("read"),
+    _daily_write("append"),
+    _daily_write("prepend"),
+    outline,
+    tags,
+    tag,
+    properties,
+    property_read,
+    property_set,
+    property_remove,
+    search_context,
+)

@@ -1,0 +1,76 @@
+"""Printing Obsidian-style answers: `--format json|tsv|csv` as the official CLI prints them
+(JSON values as strings, one record a line), plain text with no Rich markup so scripts can
+read it, and the one way a vault command calls its tool."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from kbtui.cli.common import emit, opened_vault
+
+
+def call_tool(vault: str | None, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The tool's answer; a failure is printed and ends the command with status 1."""
+    with opened_vault(vault, need_model=False) as kb:
+        response = kb.call(tool, {k: v for k, v in args.items() if v is not None})
+    emit(response, as_json=False)
+    return response
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def format_option(choices: Sequence[str], default: str) -> Callable[[F], F]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=default,
+        show_default=True,
+        help="Output format.",
+    )
+
+
+total_option = click.option("--total", is_flag=True, help="Print only how many there are.")
+
+
+def print_rows(rows: list[dict[str, Any]], fields: Sequence[str], fmt: str) -> None:
+    """Records as json (string values), tsv (no header) or csv (with a header)."""
+    records = [{f: _text(r.get(f)) for f in fields} for r in rows]
+    if fmt == "json":
+        click.echo(json.dumps(records, indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        for r in records:
+            click.echo("\t".join(r[f] for f in fields))
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+class NoteOrCommand(click.Group):
+    """A group whose first argument may be a note instead of a subcommand: `kbtui links NOTE`
+    lists the note's links, `kbtui links suggest` stays the suggestions."""
+
+    default_command = "list"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and not any(a in self.commands or a in ("--help", "-h") for a in args):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)

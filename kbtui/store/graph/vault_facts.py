@@ -1,0 +1,192 @@
+"""Queries behind Obsidian's own vault commands (issue 29): links resolved per occurrence as
+Obsidian resolves them (path, end of a path, file name: never a title or alias, which Obsidian
+does not follow; nearest note first), tasks, tags and properties."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from kbtui.store.graph.links import _folder_steps, link_key
+
+OBSIDIAN_NAMES = "e.priority BETWEEN 1 AND 3"  # path, end of a path, file name
+TASK_COLUMNS = (
+    "file",
+    "line",
+    "status",
+    "text",
+    "due",
+    "scheduled",
+    "start",
+    "done",
+    "priority",
+    "recurrence",
+    "id",
+)
+
+
+def _resolved_sql(where: str) -> str:
+    """(source path, target as written, key, resolved path or NULL, rel) of every Obsidian
+    link (not a relation key's bare value) of the notes `where` picks (a filter on `l`).
+    A key one note owns resolves by a join; only keys several notes share are resolved per
+    linking note (the nearest), which is what makes a vault-wide answer affordable."""
+    return f"""
+    WITH l AS MATERIALIZED (SELECT l.entity_id AS src, l.target, l.key, l.rel FROM links l
+               WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})),
+    cand AS MATERIALIZED (SELECT e.key, e.entity_id, e.priority FROM entity_names e
+             WHERE e.key IN (SELECT DISTINCT key FROM l) AND {OBSIDIAN_NAMES}),
+    top AS (SELECT c.key, c.entity_id FROM cand c
+            JOIN (SELECT key, min(priority) AS p FROM cand GROUP BY key) b
+              ON b.key = c.key AND b.p = c.priority),
+    owners AS (SELECT key, min(entity_id) AS dst, count(DISTINCT entity_id) AS n
+               FROM top GROUP BY key),
+    near AS (SELECT p.src, p.key,
+                    arg_min(t.entity_id, ({_folder_steps("sn.folder", "tn.folder")}, tn.path))
+                        AS dst
+             FROM (SELECT DISTINCT src, key FROM l
+                   WHERE key IN (SELECT key FROM owners WHERE n > 1)) p
+             JOIN top t ON t.key = p.key
+             JOIN notes sn ON sn.entity_id = p.src
+             JOIN notes tn ON tn.entity_id = t.entity_id
+             GROUP BY p.src, p.key)
+    SELECT sn.path AS source, l.target, l.key, tn.path AS dest, l.rel
+    FROM l JOIN notes sn ON sn.entity_id = l.src
+    LEFT JOIN owners o ON o.key = l.key
+    LEFT JOIN near x ON x.src = l.src AND x.key = l.key
+    LEFT JOIN notes tn ON tn.entity_id = CASE WHEN o.n = 1 THEN o.dst ELSE x.dst END"""
+
+
+class VaultFacts:
+    """Mixed into Store (through LinkQueries)."""
+
+    con: duckdb.DuckDBPyConnection
+
+    def obsidian_links(
+        self, source_path: str | None = None, keys: Sequence[str] | None = None
+    ) -> list[tuple[str, str, str, str | None, str]]:
+        """Every link occurrence, or those of one note, or those whose key is in `keys`."""
+        where, params = "TRUE", dict[str, Any]()
+        if source_path is not None:
+            where = "l.entity_id = (SELECT entity_id FROM notes WHERE path = $path)"
+            params = {"path": source_path}
+        elif keys is not None:
+            where, params = "list_contains($keys, l.key)", {"keys": list(keys)}
+        rows = self.con.execute(_resolved_sql(where) + " ORDER BY 1, 2", params).fetchall()
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def unresolved_links(self) -> list[tuple[str, str, str]]:
+        """(source path, target, key) of every link that reaches no note."""
+        rows = self.con.execute(
+            f"SELECT source, target, key FROM ({_resolved_sql('TRUE')}) WHERE dest IS NULL"
+            " ORDER BY 2, 1"
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def linked_paths(self) -> tuple[set[str], set[str]]:
+        """(notes some other note links to, notes that link to some other note)."""
+        rows = self.con.execute(
+            f"""SELECT DISTINCT source, dest FROM ({_resolved_sql("TRUE")})
+                WHERE dest IS NOT NULL AND dest <> source"""
+        ).fetchall()
+        return {r[1] for r in rows}, {r[0] for r in rows}
+
+    def obsidian_keys(self, path: str) -> list[str]:
+        """The keys under which Obsidian's links can reach the note at `path`."""
+        rows = self.con.execute(
+            f"""SELECT DISTINCT e.key FROM entity_names e JOIN notes n USING (entity_id)
+                WHERE n.path = ? AND {OBSIDIAN_NAMES} ORDER BY 1""",
+            [path],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def note_by_name(self, name: str, source_folder: str = "") -> str | None:
+        """The path of the note `name` reaches: a vault path, or a name resolved as a link."""
+        row = self.con.execute("SELECT path FROM notes WHERE path = ?", [name]).fetchone()
+        if row:
+            return str(row[0])
+        rows = self.con.execute(
+            f"""SELECT n.path FROM entity_names e JOIN notes n USING (entity_id)
+                WHERE e.key = $key AND {OBSIDIAN_NAMES}
+                ORDER BY e.priority, {_folder_steps("$folder", "n.folder")}, n.path LIMIT 1""",
+            {"key": link_key(name), "folder": source_folder},
+        ).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    def all_note_paths(self) -> list[str]:
+        return [r[0] for r in self.con.execute("SELECT path FROM notes ORDER BY path").fetchall()]
+
+    # -- tasks ----------------------------------------------------------------------------
+    def tasks(
+        self,
+        status: str | None = None,
+        done: bool | None = None,
+        path: str | None = None,
+        due_before: str | None = None,
+        limit: int | None = None,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Tasks in path and line order; `done`: checked (any status but a space, as Obsidian
+        shows it) or not. Returns the first `limit` tasks and how many there are."""
+        where, params = ["TRUE"], {}
+        if status is not None:
+            where.append("t.status = $status")
+            params["status"] = status
+        if done is not None:
+            where.append("t.status " + ("<>" if done else "=") + " ' '")
+        if path is not None:
+            where.append("n.path = $path")
+            params["path"] = path
+        if due_before is not None:
+            where.append("t.due <> '' AND t.due < $due")
+            params["due"] = due_before
+        sql = f"""FROM tasks t JOIN notes n USING (entity_id) WHERE {" AND ".join(where)}"""
+        total = self.con.execute("SELECT count(*) " + sql, params).fetchone()
+        rows = self.con.execute(
+            f"""SELECT n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done,
+                       t.priority, t.recurrence, n.entity_id {sql}
+                ORDER BY n.path, t.line LIMIT {int(limit) if limit else "ALL"}""",
+            params,
+        ).fetchall()
+        return [dict(zip(TASK_COLUMNS, r, strict=True)) for r in rows], int(
+            total[0] if total else 0
+        )
+
+    # -- tags and properties --------------------------------------------------------------
+    def tag_note_counts(self) -> list[tuple[str, int]]:
+        """(tag, notes carrying it), by name."""
+        rows = self.con.execute(
+            "SELECT tag, count(DISTINCT entity_id) FROM tags GROUP BY tag ORDER BY tag"
+        ).fetchall()
+        return [(r[0], int(r[1])) for r in rows]
+
+    def tag_paths(self, tag: str) -> list[str]:
+        """Paths of the notes carrying `tag` or a tag nested under it (`a` holds `a/b`)."""
+        rows = self.con.execute(
+            """SELECT DISTINCT n.path FROM tags t JOIN notes n USING (entity_id)
+               WHERE t.tag = $t OR starts_with(t.tag, $t || '/') ORDER BY 1""",
+            {"t": tag.lower().lstrip("#")},
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def frontmatters(self, path: str | None = None) -> list[tuple[str, str]]:
+        """(path, frontmatter JSON) of every note, or of one."""
+        sql = "SELECT path, frontmatter::VARCHAR FROM notes"
+        if path is not None:
+            rows = self.con.execute(sql + " WHERE path = ?", [path]).fetchall()
+        else:
+            rows = self.con.execute(sql + " ORDER BY path").fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def paths_containing(self, text: str, folder: str = "") -> list[str]:
+        """Paths of the notes whose text (a chunk, the title or the path) holds `text`, in
+        any case (callers check the case and the lines in the file itself)."""
+        rows = self.con.execute(
+            """SELECT DISTINCT n.path FROM notes n WHERE (n.folder = $f OR starts_with(n.folder,
+                   $f || '/') OR $f = '') AND (contains(lower(n.title), $q) OR EXISTS (
+                   SELECT 1 FROM chunks c WHERE c.entity_id = n.entity_id
+                   AND contains(lower(c.content), $q)))
+               ORDER BY 1""",
+            {"q": text.lower(), "f": folder.strip("/")},
+        ).fetchall()
+        return [r[0] for r in rows]

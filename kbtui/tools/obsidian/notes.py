@@ -1,0 +1,136 @@
+"""The app-side tools behind `kbtui outline`, `tags`, `tag`, `properties`, `property:*` and
+`search:context`: Obsidian's answers from the index, or from the note on disk where lines
+and bytes matter (the vault is the truth)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
+from kbtui.tools.obsidian.links import resolve_note
+from kbtui.tools.parts import VaultParts
+from kbtui.vault.edit.frontmatter import FrontmatterEditError
+from kbtui.vault.edit.property import property_types, remove_property, set_property, typed_value
+from kbtui.vault.edit.write import WriteError, replace_note
+from kbtui.vault.spans import body_start
+
+
+def _read(parts: VaultParts, path: str) -> tuple[bytes, str]:
+    try:
+        data = (parts.settings.vault / path).read_bytes()
+    except OSError as exc:
+        raise NotFoundError(f"{path} cannot be read: {exc}") from exc
+    return data, data.decode("utf-8", errors="replace")
+
+
+def outline(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """Headings in order: level, text, 1-based line of the file (code blocks left out)."""
+    path = resolve_note(parts, args["note"])
+    _, text = _read(parts, path)
+    at = body_start(text)
+    first = text[:at].count("\n")
+    tokens = MarkdownIt("commonmark").parse(text[at:])
+    results = [
+        {
+            "heading": tokens[i + 1].content.strip(),
+            "level": int(t.tag[1:]),
+            "line": first + t.map[0] + 1,
+        }
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.map is not None
+    ]
+    return ok(note=path, results=results, count=len(results), message=f"{len(results)} headings")
+
+
+def tags(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """Every tag with the number of notes carrying it; one tag's notes with `name`."""
+    name = (args.get("name") or "").strip().lstrip("#").lower()
+    if name:
+        files = parts.store.tag_paths(name)
+        return ok(tag=f"#{name}", count=len(files), results=[{"file": f} for f in files])
+    results = [{"tag": f"#{t}", "count": n} for t, n in parts.store.tag_note_counts()]
+    return ok(results=results, count=len(results))
+
+
+def properties(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """Property names with their type (`.obsidian/types.json`, else guessed from the values)
+    and how many notes have them; one note's properties with `note`."""
+    path = resolve_note(parts, args["note"]) if args.get("note") else None
+    counts: Counter[str] = Counter()
+    seen: dict[str, Any] = {}
+    for _, raw in parts.store.frontmatters(path):
+        for key, value in (json.loads(raw) or {}).items():
+            counts[key] += 1
+            seen.setdefault(key, value)
+    types = property_types(parts.settings.vault)
+    results: list[dict[str, Any]] = [
+        {"name": k, "type": types.get(k) or _guess(seen[k]), "count": counts[k]}
+        for k in sorted(counts, key=str.lower)
+    ]
+    if path is not None:
+        for r in results:
+            r["value"] = seen[r["name"]]
+    return ok(note=path, results=results, count=len(results))
+
+
+def _guess(value: Any) -> str:
+    if isinstance(value, bool):
+        return "checkbox"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "multitext"
+    if isinstance(value, str) and len(value) >= 10 and value[4:5] == "-" and value[7:8] == "-":
+        return "datetime" if "T" in value else "date"
+    return "text"
+
+
+def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """action read, set or remove one property of one note; writes keep every other byte."""
+    path = resolve_note(parts, args["note"])
+    name: str = args["name"]
+    if args["action"] == "read":
+        rows = parts.store.frontmatters(path)
+        fm = json.loads(rows[0][1]) if rows else {}
+        if name not in fm:
+            raise NotFoundError(f"{path} has no property {name!r}")
+        return ok(note=path, name=name, value=fm[name], message=f"{name} of {path}")
+    data, text = _read(parts, path)
+    try:
+        if args["action"] == "set":
+            if args.get("value") is None:
+                raise ValidationError("value is required to set a property", field="value")
+            kind = args.get("type") or property_types(parts.settings.vault).get(name, "text")
+            value = typed_value(args["value"], kind)
+            new = set_property(text, name, value)
+        else:
+            new = remove_property(text, name)
+    except FrontmatterEditError as exc:
+        raise ConflictError(f"{path}: {exc}") from exc
+    if new != text:
+        try:
+            replace_note(parts.settings.vault / path, data, new.encode())
+        except WriteError as exc:
+            raise ConflictError(str(exc)) from exc
+        parts.indexer.run(paths=[path])
+    return ok(
+        note=path, name=name, changed=new != text, message=f"{args['action']} {name} of {path}"
+    )
+
+
+def search_context(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """`path:line: text` for every line holding the query (any case unless `case`), in the
+    notes the index finds it in."""
+    query: str = args["query"]
+    case = bool(args.get("case"))
+    results: list[dict[str, Any]] = []
+    for path in parts.store.paths_containing(query, args.get("folder") or "")[: args["limit"]]:
+        _, text = _read(parts, path)
+        for n, line in enumerate(text.split("\n"), 1):
+            if (query in line) if case else (query.lower() in line.lower()):
+                results.append({"file": path, "line": n, "text": line.rstrip("\r")})
+    return ok(results=results, count=len(results))

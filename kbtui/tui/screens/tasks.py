@@ -1,0 +1,126 @@
+"""The Tasks screen: open tasks grouped by note, with their due dates; space toggles the
+highlighted task (task_update writes only its line, and refuses if the line changed), Enter
+opens its note."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from kbtui.cells import cell_safe
+from kbtui.tui.messages import OpenNote
+from kbtui.tui.screens.base import KbScreen
+
+MAX_TASKS = 5000
+
+
+class TasksScreen(KbScreen):
+    """Open tasks by note; `a` shows done ones too."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="tasks.back"),
+        Binding("space", "toggle_task", "Toggle", id="tasks.toggle"),
+        Binding("enter", "open", "Open note", id="tasks.open"),
+        Binding("a", "all", "All / open", id="tasks.all"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.status = "todo"
+        self.rows: dict[str, dict[str, Any]] = {}  # row key -> task
+
+    def compose_body(self) -> ComposeResult:
+        table: DataTable[Text] = DataTable(id="tasks-table", cursor_type="row")
+        yield table
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tasks-table", DataTable)
+        table.add_columns("", "task", "due")
+        self.load()
+
+    @work(thread=True, exclusive=True, group="tasks")
+    def load(self) -> None:
+        answer = self.kb.tool("tasks_list", {"status": self.status, "limit": MAX_TASKS})
+        self.app.call_from_thread(self._show, answer)
+
+    def _show(self, answer: dict[str, Any]) -> None:
+        if not answer.get("ok"):
+            self.kb.report_failure(answer)
+            return
+        table = self.query_one("#tasks-table", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        self.rows = {}
+        last = None
+        for task in answer["results"]:
+            if task["file"] != last:
+                last = task["file"]
+                table.add_row(Text(""), Text(cell_safe(last), style="bold cyan"), Text(""))
+            key = f"{task['file']}:{task['line']}"
+            self.rows[key] = task
+            text = task["text"].strip()
+            done = task["status"] != " "
+            table.add_row(
+                Text(f"{task['line']:>5}", style="dim"),
+                Text(cell_safe(text), style="dim strike" if done else ""),
+                Text(task.get("due", ""), style="yellow"),
+                key=key,
+            )
+        table.border_title = f"Tasks ({answer['total']} {self.status})"
+        table.move_cursor(row=min(keep, max(table.row_count - 1, 0)))
+        table.focus()
+
+    def _current(self) -> dict[str, Any] | None:
+        table = self.query_one("#tasks-table", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.rows.get(key or "")
+
+    def action_toggle_task(self) -> None:
+        task = self._current()
+        if task is not None:
+            self._toggle(task)
+
+    @work(thread=True, exclusive=True, group="tasks-write")
+    def _toggle(self, task: dict[str, Any]) -> None:
+        args = {
+            "file": task["file"],
+            "line": task["line"],
+            "status": "toggle",
+            "text": task["text"],
+        }
+        answer = self.kb.tool("task_update", args)
+        self.app.call_from_thread(self._toggled, answer)
+
+    def _toggled(self, answer: dict[str, Any]) -> None:
+        if not answer.get("ok"):
+            self.kb.report_failure(answer)
+        else:
+            self.notify(answer["message"])
+        self.load()
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()  # the table takes Enter itself: open the note from here
+        self.action_open()
+
+    def action_open(self) -> None:
+        task = self._current()
+        if task is not None:
+            self.post_message(OpenNote(task["id"]))
+
+    def action_all(self) -> None:
+        self.status = "all" if self.status == "todo" else "todo"
+        self.load()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def index_changed(self) -> None:
+        self.load()

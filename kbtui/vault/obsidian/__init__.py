@@ -1,0 +1,1 @@
+"""Obsidian's own conventions inside a vault: tasks, markdown links, daily notes."""
