@@ -1,5 +1,6 @@
 """Reading a PDF's text (kbtui.vault.attachments.pdf): page by page, hyphenation and
-ligatures fixed, damaged files refused with a reason a person understands. PDFs are generated (pdf_kit)."""
+ligatures fixed, damaged files refused with a reason a person understands. PDFs are
+generated (pdf_kit)."""
 
 from __future__ import annotations
 

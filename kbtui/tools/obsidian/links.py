@@ -12,6 +12,7 @@ from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.edit.write import inside
 from kbtui.vault.linked_files import Attachments
+from kbtui.vault.scan import is_note
 
 KINDS = ("backlinks", "links", "unresolved", "orphans", "deadends")
 
@@ -72,7 +73,7 @@ def vault_links(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
             for t, s in sorted(missing.items())
         ]
         return _answer(kind, None, results)
-    notes = store.all_note_paths()
+    notes = [p for p in store.all_note_paths() if is_note(p)]  # PDFs, images: not notes
     linked, linking = store.linked_paths()
     if kind == "orphans":
         return _answer(kind, None, [{"file": p} for p in notes if p not in linked])
