@@ -10,6 +10,7 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
+from kbtui.store.graph.links import RELATION_RULE
 
 NOTE = (
     '---\nrelated: "[[maya_okafor|Maya]]"\nrelated_to: "[[rust|the language]]"\n---\n'
@@ -52,6 +53,6 @@ def test_an_index_derived_by_the_old_rule_is_relabelled_at_open(settings: Settin
     store = Store(settings.db_path)
     try:
         assert ("person:maya_okafor", "RELATED_TO", "related") in labels(store)
-        assert store.meta("relation_rule") == "2"
+        assert store.meta("relation_rule") == RELATION_RULE
     finally:
         store.close()

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from kbtui.models import Link, ParsedNote
-from kbtui.vault.names import derive_type_and_name, page_title, slug
+from kbtui.vault.names import derive_type_and_name, page_title
 
 CANVAS_SUFFIX = ".canvas"
 
@@ -60,7 +60,7 @@ def canvas_markdown(text: str) -> tuple[str, list[Link]]:
         label = edge.get("label")
         a, b = files.get(edge.get("fromNode", "")), files.get(edge.get("toNode", ""))
         if isinstance(label, str) and label.strip() and a and b:
-            links.append(Link(b, slug(label) or "related_to", label=label.strip(), form="bare"))
+            links.append(Link(b, "related_to", label=label.strip(), form="bare"))  # the edge text
             parts.append(f"# Edge {edge.get('id', '')}\n\n{a} → {label.strip()} → {b}")
     return "\n\n".join(parts) + "\n", links
 

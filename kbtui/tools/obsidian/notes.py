@@ -16,6 +16,7 @@ from kbtui.tools.parts import VaultParts
 from kbtui.vault.edit.frontmatter import FrontmatterEditError
 from kbtui.vault.edit.property import property_types, remove_property, set_property, typed_value
 from kbtui.vault.edit.write import WriteError, replace_note
+from kbtui.vault.scan import is_markdown
 from kbtui.vault.spans import body_start
 
 
@@ -62,7 +63,9 @@ def properties(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     path = resolve_note(parts, args["note"]) if args.get("note") else None
     counts: Counter[str] = Counter()
     seen: dict[str, Any] = {}
-    for _, raw in parts.store.frontmatters(path):
+    for note_path, raw in parts.store.frontmatters(path):
+        if not is_markdown(note_path):  # a PDF's or an image's facts are kbtui's, not properties
+            continue
         for key, value in (json.loads(raw) or {}).items():
             counts[key] += 1
             seen.setdefault(key, value)
