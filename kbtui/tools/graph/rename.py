@@ -31,7 +31,11 @@ if TYPE_CHECKING:
 PREVIEW_LINES = 20  # changed lines shown per file by a dry run
 RETARGET_SHOWN = 200  # links that change target, listed one by one
 _KINDS = {p: k for k, p in NAME_PRIORITY.items()}
-_KIND_WORDS = {"id": "id", "path": "path", "stem": "file name", "title": "title", "alias": "alias"}
+_KIND_WORDS = {
+    **{kind: kind for kind in NAME_PRIORITY},
+    "suffix": "path ending",
+    "stem": "file name",
+}
 
 
 class Renamer:
