@@ -1,6 +1,6 @@
-"""Issue 28 items 12-13: `kbtui search` on a vault never indexed says so and fails, as
-`kbtui get` does (MCP's kb_search stays ok and empty, spec 001, with the same message), and
-`search --json` carries the `index` object MCP answers have."""
+"""Issue 28 items 12-13: `kbtui search` (and `kbtui query`) on a vault never indexed says so
+and fails, as `kbtui get` does (MCP's kb_search stays ok and empty, spec 001, with the same
+message), and `search --json` carries the `index` object MCP answers have."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def test_search_on_a_vault_never_indexed_says_how(tmp_path: Path) -> None:
     code, output = run(vault, "search", "widgets", "--mode", "keyword", "--json")
     answer = json.loads(output[output.index("{") :])
     assert code == 1 and answer["results"] == [] and answer["index"]["notes_indexed"] == 0
+    code, output = run(vault, "query", "widgets")  # passages: the same answer
+    assert code == 1 and "no notes are indexed yet" in output and "No results." not in output
 
 
 def test_kb_search_stays_ok_and_empty_but_says_why(tmp_path: Path) -> None:
@@ -54,3 +56,5 @@ def test_search_json_has_the_index_object(tui_vault: Path) -> None:
     assert answer["index"]["notes_indexed"] == answer["index"]["notes_known"] > 20
     code, output = run(tui_vault, "search", "zzqqxxyy", "--mode", "keyword")
     assert code == 0 and "No results." in output
+    code, output = run(tui_vault, "query", "zzqqxxyy", "--top-k", "1", "--json")
+    assert code == 0 and "message" not in json.loads(output)  # indexed: no "not indexed"

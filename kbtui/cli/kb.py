@@ -51,11 +51,7 @@ def search(
     with opened_vault(vault, need_model=mode != "keyword") as kb:
         response = kb.call("app_search", args)  # kb_search, and two ideographs are a word
     shown = emit(response, as_json)
-    unread = not response["results"] and (response.get("index") or {}).get("notes_indexed") == 0
-    if unread and response["index"]["state"] == "ready":  # as `kbtui get`: say so, fail
-        if not as_json:
-            err().print(f"[red]error[/]: {response['message']}")
-        sys.exit(1)
+    exit_if_never_indexed(response, as_json)
     if not shown:
         return
     if not response["results"]:
@@ -206,7 +202,9 @@ def query(
     }
     with opened_vault(vault) as kb:
         response = kb.call("knowledge_query", args)
-    if not emit(response, as_json):
+    shown = emit(response, as_json)
+    exit_if_never_indexed(response, as_json)
+    if not shown:
         return
     from rich.text import Text
 
@@ -220,3 +218,14 @@ def query(
 
 
 KB_COMMANDS = (search, get, chunk, import_, query)
+
+
+def exit_if_never_indexed(response: dict[str, Any], as_json: bool) -> None:
+    """As `kbtui get`: nothing found in a vault never indexed is an error that says how to
+    index it (exit 1), not "No results." with exit 0."""
+    index = response.get("index") or {}
+    if response.get("results") or index.get("notes_indexed") != 0 or index.get("state") != "ready":
+        return
+    if not as_json:
+        err().print(f"[red]error[/]: {response.get('message', 'the vault is not indexed')}")
+    sys.exit(1)

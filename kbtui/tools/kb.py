@@ -156,7 +156,10 @@ class KbTools:
                     **page_place(note["path"], chunk["heading"]),  # a PDF's page and link
                 }
             results.append(item)
-        return ok(results=results, total=len(results), query=args["query"])
+        answer = ok(results=results, total=len(results), query=args["query"])
+        if not results and self.store.note_count() == 0:  # as kb_search: still ok, and empty
+            answer["message"] = NOT_INITIALIZED
+        return answer
 
 
 def note_metadata(note: dict[str, Any]) -> dict[str, Any]:
