@@ -19,6 +19,7 @@ from typing import Any
 
 from kbtui.bases.values import Date, Link, parse_date
 from kbtui.store.graph.links import link_key
+from kbtui.vault.linked_files import folder_steps
 
 _WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
 DATE_TYPES = {"date", "datetime"}
@@ -188,14 +189,7 @@ def _stem(path: str) -> str:
 
 
 def _steps(a: str, b: str) -> int:
-    pa = [p for p in a.split("/") if p]
-    pb = [p for p in b.split("/") if p]
-    common = 0
-    for x, y in zip(pa, pb, strict=False):
-        if x != y:
-            break
-        common += 1
-    return len(pa) + len(pb) - 2 * common
+    return folder_steps([p for p in a.split("/") if p], [p for p in b.split("/") if p])
 
 
 def read_types(vault: Path) -> dict[str, str]:

@@ -141,6 +141,13 @@ _CUES = _Phrases((p, (rel, inverted)) for p, rel, inverted in lx.RELATION_CUES)
 _TYPING = _Phrases((p, (kind, p)) for kind, ps in lx.TYPING_CUES.items() for p in ps)
 _TOPICS = _Phrases((p, p) for p in lx.CONCEPT_CUES)
 _FIRST_NAMES = frozenset(fold(n) for n in lx.FIRST_NAMES)
+
+
+def is_first_name(word: str) -> bool:
+    """A given name from the lexicon ("Maya"), in any case or accent."""
+    return fold(word) in _FIRST_NAMES
+
+
 _CUE_WORDS = frozenset(k[0] for k in _CUES.values) | frozenset(k[0] for k in _TOPICS.values)
 _FUNCTION = lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.PRONOUNS | lx.CLAUSE_OPENERS
 _FUNCTION |= lx.RELATIVE_PRONOUNS | {"how", "what", "why", "where", "that", "there", "here"}

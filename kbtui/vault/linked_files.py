@@ -38,10 +38,11 @@ class Attachments:
         if not found:
             return None
         folder = source_path.rpartition("/")[0].split("/") if "/" in source_path else []
-        return min(found, key=lambda p: (_steps(folder, p.split("/")[:-1]), p))
+        return min(found, key=lambda p: (folder_steps(folder, p.split("/")[:-1]), p))
 
 
-def _steps(a: list[str], b: list[str]) -> int:
+def folder_steps(a: list[str], b: list[str]) -> int:
+    """Steps up and down between two folders (as lists of names): Obsidian's nearest file."""
     common = 0
     for x, y in zip(a, b, strict=False):
         if x != y:

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kbtui.graph.mention_rules import NoteText, is_mention
-from kbtui.graph.text import _FIRST_NAMES as FIRST_NAMES
-from kbtui.graph.text import fold
+from kbtui.graph.text import is_first_name
 from kbtui.tools.envelope import ConflictError, NotFoundError, ok
 from kbtui.vault.edit.batch import read_text
 from kbtui.vault.edit.relink import (
@@ -135,7 +134,7 @@ class LinkTools:
                 if not every and (source, target) in seen:
                     continue
                 spelled = spellings[_norm(words)]
-                if not is_mention(places, start, end, spelled, _first_name, one_entity):
+                if not is_mention(places, start, end, spelled, is_first_name, one_entity):
                     continue
                 seen.add((source, target))
                 m = mention_at(text, start, end)
@@ -208,10 +207,6 @@ def _read(data: bytes, path: str) -> tuple[str, Any]:
         return read_text(data)
     except WriteError as exc:
         raise ConflictError(f"{path}: {exc}") from exc
-
-
-def _first_name(word: str) -> bool:
-    return fold(word) in FIRST_NAMES
 
 
 def _unambiguous(names: list[tuple[str, str]]) -> dict[str, str]:
