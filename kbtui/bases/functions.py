@@ -59,7 +59,7 @@ def _file(args: list[Any], ctx: Context) -> Any:
     path = file_path(value)
     if path is None and value is not None:
         path = ctx.rows.resolve(to_text(value), None)
-    return ctx.rows.by_path.get(path or "")
+    return ctx.rows.other(path)
 
 
 def _link(args: list[Any], ctx: Context) -> Any:

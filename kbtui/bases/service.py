@@ -1,8 +1,8 @@
 """One evaluation behind every front end: find a base (a .base file, a note's ```base block or
 YAML given inline), pick a view, bind `this`, run it over the index's rows.
 
-The rows are read once per change of the index (`Store.generation`): a 10k-note vault costs
-one read after a save, then each query evaluates in memory.
+The rows are read once; after a change of the index (`Store.generation`) only the notes and
+files whose state changed are read again (`Rows.update`), then each query evaluates in memory.
 """
 
 from __future__ import annotations
@@ -32,15 +32,34 @@ class BaseService:
         self.store = store
         self.vault = vault
         self._rows: tuple[int, Rows] | None = None
+        # what the rows were read from: note states, file facts, property types
+        self._states: tuple[set[Any], set[tuple[str, int, int, int]], dict[str, str]] = (
+            set(), set(), {})  # fmt: skip
         self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
 
     def rows(self) -> Rows:
         generation = self.store.generation
-        if self._rows is None or self._rows[0] != generation:
-            rows = Rows(self.store.base_note_rows(), self.store.vault_file_rows(),
-                        read_types(self.vault))  # fmt: skip
-            self._rows = (generation, rows)
-        return self._rows[1]
+        if self._rows is not None and self._rows[0] == generation:
+            return self._rows[1]
+        states = self.store.base_note_states()
+        notes, files = set(states.items()), set(self.store.vault_file_rows())
+        types = read_types(self.vault)
+        old_notes, old_files, old_types = self._states
+        new_files = files - old_files
+        changed = {p for p, _ in notes - old_notes} | {f[0] for f in new_files if f[0] in states}
+        if self._rows is None or types != old_types or len(changed) > max(500, len(notes) // 5):
+            rows = Rows(self.store.base_note_rows(), list(files), types)
+        else:
+            rows = self._rows[1]
+            were_notes = {p for p, _ in old_notes - notes} - states.keys()
+            paths = {f[0] for f in files}
+            gone = ({f[0] for f in old_files - files} | were_notes) - paths - states.keys()
+            new_files |= {f for f in files if f[0] in were_notes} if were_notes else set()
+            fresh = self.store.base_note_rows(sorted(changed)) if changed else []
+            rows.update(sorted(new_files), fresh, gone)
+        self._rows = (generation, rows)
+        self._states = (notes, files, types)
+        return rows
 
     def list_bases(self) -> list[dict[str, Any]]:
         """Every .base file (with its views, or why it cannot be read) and every note with a

@@ -32,8 +32,14 @@ def passes(f: Filter | None, ctx: Context) -> bool:
         return True
     cache = ctx.row.cache if ctx.row is not None and f[-1] is not None else None
     key = f"filter:{f[-1]}"
+    rows = ctx.rows
     if cache is not None and key in cache:
-        return bool(cache[key])
+        known, reads, at = cache[key]
+        if reads is None or at == (rows.epoch if reads == "cross" else rows.names_epoch):
+            if reads is not None:  # what the caller keeps depends on the same reads
+                setattr(rows, reads, getattr(rows, reads) + 1)
+            return bool(known)
+    cross, unbound = rows.cross, rows.unbound
     kind = f[0]
     if kind == "expr":
         try:
@@ -49,7 +55,12 @@ def passes(f: Filter | None, ctx: Context) -> bool:
         else:
             result = not any(results)  # not: none of them
     if cache is not None:
-        cache[key] = result
+        if rows.cross != cross:
+            cache[key] = (result, "cross", rows.epoch)
+        elif rows.unbound != unbound:
+            cache[key] = (result, "unbound", rows.names_epoch)
+        else:
+            cache[key] = (result, None, 0)
     return result
 
 
