@@ -62,9 +62,9 @@ class VaultFileQueries:
 
     def base_note_rows(self, paths: Sequence[str] | None = None) -> list[tuple[Any, ...]]:
         """(path, frontmatter JSON text, size, mtime_ns, created_at epoch ms, title, aliases,
-        tags, [(target, rel, heading)], entity id) of every note (or of the notes at `paths`), links in
-        the order they were written. Three plain scans grouped here: ~3x faster than list()
-        aggregates in one query."""
+        tags, [(target, rel, heading)], entity id) of every note (or of the notes at
+        `paths`), links in the order they were written. Three plain scans grouped here: ~3x
+        faster than list() aggregates in one query."""
         where, params = ("", {}) if paths is None else (
             "WHERE list_contains($p, path)", {"p": list(paths)})  # fmt: skip
         notes = self.con.execute(
