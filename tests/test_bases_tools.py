@@ -179,11 +179,11 @@ def test_mcp_base_query_errors_are_structured(mcp: Mcp) -> None:
     mcp.bad("base_query", {"file": "Nope"}, "NotFoundError")
     answer = mcp.bad(
         "base_query",
-        {"yaml": "filters:\n  - x\nformulas:\n  a: empty(x)\n"},
+        {"yaml": "filters:\n  - x\nformulas:\n  a: vacant(x)\n"},
         "ValidationError",
         "yaml",
     )
-    assert "unsupported function `empty()`" in answer["message"] and "line 4" in answer["message"]
+    assert "unsupported function `vacant()`" in answer["message"] and "line 4" in answer["message"]
     answer = mcp.bad(
         "base_query", {"yaml": "formulas:\n  a: formula.b\n  b: formula.a\n"}, "ValidationError"
     )
