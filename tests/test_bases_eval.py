@@ -53,6 +53,9 @@ def ev(ctx: Context, text: str) -> object:
         ("empty(note.missing) && empty('') && empty([]) && !empty(0)", True),
         ("not(rating > 8)", False),
         ('contains(file.tags, "scifi/classic") && contains("Dune", "un")', True),
+        # the Bases syntax page's custom summary `values.mean().round(3)`: numbers only
+        ('[1, 2, "x", 4, null].mean().round(3)', 2.333),
+        ("[].mean()", None),
         ("(1 + 2) * 3", 9),
         ("10 - 4 - 3", 3),
         ("7 % 4", 3),
