@@ -93,7 +93,7 @@ def run_view(
     if cap:
         found = found[:cap]
     order = view.order or DEFAULT_COLUMNS
-    columns = [{"id": pid, "name": base.display.get(pid, _short(pid))} for pid in order]
+    columns = [{"id": pid, "name": column_name(base, pid)} for pid in order]
     out_rows: list[dict[str, Any]] = []
     raw_values: dict[str, list[Any]] = {pid: [] for pid in order}
     for row, ctx in found:
@@ -112,9 +112,28 @@ def run_view(
     return Result(view, columns, out_rows, groups, summaries, matched)
 
 
+# A file property's header where the base sets no displayName: the words Obsidian's help uses
+# for it (Bases syntax, "File properties").
+FILE_HEADERS = {
+    "file.name": "File name", "file.basename": "Base name", "file.path": "File path",
+    "file.folder": "Folder", "file.ext": "File extension", "file.size": "File size",
+    "file.ctime": "Created time", "file.mtime": "Modified time", "file.tags": "Tags",
+    "file.links": "Links", "file.backlinks": "Backlinks", "file.embeds": "Embeds",
+    "file.properties": "Properties", "file.file": "File",
+}  # fmt: skip
+
+
 def _short(pid: str) -> str:
-    """A note property is headed by its name, as Obsidian does; file.* and formula.* as is."""
-    return pid.split(".", 1)[1] if pid.startswith("note.") else pid
+    """A note property or a formula is headed by its name, as Obsidian does; a file property
+    by its words in the help (`file.mtime`: Modified time)."""
+    if pid.startswith(("note.", "formula.")):
+        return pid.split(".", 1)[1]
+    return FILE_HEADERS.get(pid, pid)
+
+
+def column_name(base: Base, pid: str) -> str:
+    """A column's header: the base's displayName, else Obsidian's default."""
+    return base.display.get(pid) or _short(pid)
 
 
 def _extras(view: View, ctx: Context, item: dict[str, Any]) -> None:
