@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -94,7 +93,7 @@ def _holds_link(v: Any, target: str) -> bool:
 
 def _compare(a: Any, op: str, b: Any) -> bool:
     if op in ("==", "!="):
-        return (a == b) == (op == "==")
+        return bool(a == b) == (op == "==")
     if a is None or isinstance(a, (list, dict, bool)):
         return False
     try:
@@ -212,11 +211,12 @@ def compare(vault: Path) -> tuple[int, int, int]:
             for view in base.get("views") or []:
                 views += 1
                 name = str(view.get("name"))
+                error = ""
+                ours: list[str] | None = None
                 try:
-                    result = service.query(rel, view=name)[1]
-                    ours = [r["path"] for r in result.rows]
+                    ours = [r["path"] for r in service.query(rel, view=name)[1].rows]
                 except BaseError as exc:
-                    ours, error = None, str(exc)
+                    error = str(exc)
                 theirs = independent(base, view, rows)
                 if theirs is None:
                     skipped += 1
@@ -231,8 +231,9 @@ def compare(vault: Path) -> tuple[int, int, int]:
                         "identical (as sets)" if sorted(ours) == sorted(theirs) else "DIFFERENT"
                     )
                 same += verdict.startswith("identical")
-                print(f"  {rel} / {name}: kbtui {len(ours) if ours is not None else '-'}, "
-                      f"independent {len(theirs) if theirs is not None else '-'}: {verdict}")  # fmt: skip
+                mine = "-" if ours is None else len(ours)
+                other = "-" if theirs is None else len(theirs)
+                print(f"  {rel} / {name}: kbtui {mine}, independent {other}: {verdict}")
         store.close()
     return views, same, skipped
 
@@ -267,4 +268,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
