@@ -33,6 +33,14 @@ views:
     filters: file.hasTag("sync")
     order: [file.basename]
 """
+# `this` is the note that embeds the base: the files it links to
+LINKED = """\
+views:
+  - type: table
+    name: From here
+    filters: this.file.hasLink(file)
+    order: [file.basename]
+"""
 
 
 @pytest.fixture
@@ -125,10 +133,14 @@ async def test_columns_sort_by_key_and_by_a_click_on_the_header(
 
 
 async def test_an_embedded_base_view_in_a_note_opens_that_view(tui_vault: Path) -> None:
-    """`![[Concepts.base#Sync]]` in a note is a link; following it opens the base on Sync."""
+    """`![[Concepts.base#Sync]]` in a note is a link; following it opens the base on Sync.
+    An embedded base's `this` is the note embedding it, as in Obsidian."""
     (tui_vault / "Concepts.base").write_text(CONCEPTS, encoding="utf-8")
+    (tui_vault / "Linked.base").write_text(LINKED, encoding="utf-8")
     (tui_vault / "Reading list.md").write_text(
-        "# Reading list\n\nThe sync concepts:\n\n![[Concepts.base#Sync]]\n", encoding="utf-8"
+        "# Reading list\n\nThe sync concepts:\n\n![[Concepts.base#Sync]]\n\n"
+        "Read [[crdt]] first. ![[Linked.base#From here]]\n",
+        encoding="utf-8",
     )
     runtime = open_runtime(tui_vault, HashEmbedder())
     try:
@@ -150,5 +162,32 @@ async def test_an_embedded_base_view_in_a_note_opens_that_view(tui_vault: Path) 
             await pilot.press("escape")
             await settle(pilot)
             assert app.screen is note
+            body.post_message(Markdown.LinkClicked(body, "wikilink:Linked.base#From here"))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, BaseScreen) and screen.view_name == "From here"
+            # what Reading list links to, its two embeds included (as Obsidian's resolved
+            # links count them)
+            assert cells(screen.query_one("#base-table", DataTable)) == [
+                "Concepts",
+                "Linked",
+                "crdt",
+            ]
     finally:
         runtime.close()
+
+
+async def test_the_palette_opens_a_base(base_runtime: VaultRuntime) -> None:
+    app = make_app(base_runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "open base concepts")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BaseScreen) and app.screen.base == "Concepts.base"
+        assert cells(app.screen.query_one("#base-table", DataTable))[:2] == [
+            "Café des idées",
+            "crdt",
+        ]

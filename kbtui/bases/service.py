@@ -124,6 +124,8 @@ class BaseService:
         rows = self.rows()
         if this:
             path = this if this in rows.by_path else rows.resolve(this, None)
+            if path is None:  # an entity id (kb_search's, the TUI's)
+                path = next((r.file_path for r in rows.rows if r.entity_id == this), None)
             if path is None or path not in rows.by_path:
                 raise BaseError(f"no file {this!r} in the index to be `this`")
             return rows.by_path[path]

@@ -52,10 +52,11 @@ class BaseScreen(KbScreen):
         Binding("r", "reload", "Reload", show=False, id="base.reload"),
     ]
 
-    def __init__(self, base: str, view: str | None = None) -> None:
+    def __init__(self, base: str, view: str | None = None, this: str | None = None) -> None:
         super().__init__()
         self.base = base
         self.view_name = view
+        self.this = this  # the note embedding the base, `this` in its expressions
         self.views: list[str] = []
         self.row_ids: dict[str, str] = {}
         self.answer: dict[str, Any] | None = None
@@ -115,6 +116,8 @@ class BaseScreen(KbScreen):
         args: dict[str, Any] = {"file": self.base, "limit": ROW_LIMIT}
         if view:
             args["view"] = view
+        if self.this:
+            args["this"] = self.this
         answer = self.kb.tool("base_query", args)
         self.app.call_from_thread(self.show, answer)
 

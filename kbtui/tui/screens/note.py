@@ -301,7 +301,7 @@ class NoteScreen(KbScreen):
             target = event.href[len(WIKILINK_SCHEME) :]
             name, _, view = target.partition("#")
             if name.lower().endswith(".base"):  # an embedded base opens as its view
-                self.app.push_screen(BaseScreen(name, view or None))
+                self.app.push_screen(BaseScreen(name, view or None, this=self.entity_id))
             else:
                 self.resolve_link(target)
         elif event.href.startswith(("http://", "https://")):
