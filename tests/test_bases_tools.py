@@ -207,22 +207,3 @@ def test_a_saved_base_is_listed_and_answers_within_seconds(mcp: Mcp) -> None:
     assert mcp.wait_for(lambda: "Later.base" in mcp.status()["stats"].get("broken_bases", {}), 10)
     assert time.monotonic() - start < 10
     assert set(PUBLISHED) >= {"base_query"}
-
-
-def test_any_saved_file_is_a_row_within_seconds(mcp: Mcp) -> None:
-    """Not only notes and bases: a file kbtui does not index (a .zip) is a row of a base over
-    attachments as soon as the watcher has seen it, and leaves when it is deleted."""
-    everything = "views: [{type: table, filters: 'file.ext == \"zip\"', order: [file.name]}]"
-    (mcp.vault / "Files.base").write_text(everything, encoding="utf-8")
-    assert mcp.wait_for(
-        lambda: any(b["path"] == "Files.base" for b in mcp.good("base_query", {})["bases"]), 10
-    )
-    (mcp.vault / "Books" / "scans.zip").write_bytes(b"PK\x05\x06" + bytes(18))
-
-    def zips() -> list[str]:
-        answer = mcp.good("base_query", {"file": "Files"})
-        return [r["path"] for r in answer["rows"]]
-
-    assert mcp.wait_for(lambda: zips() == ["Books/scans.zip"], 10)
-    (mcp.vault / "Books" / "scans.zip").unlink()
-    assert mcp.wait_for(lambda: zips() == [], 10)

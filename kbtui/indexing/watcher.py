@@ -132,10 +132,9 @@ class ChangeBatcher:
         self.add_paths(rel for p in ends if p and (rel := self.relative(p)) is not None)
 
     def add_paths(self, paths: Iterable[str]) -> None:
-        """Queue vault-relative paths; hidden ones and tool folders are dropped. Every file
-        Obsidian lists counts: the indexer reads what it indexes and keeps every file's facts
-        (`vault_files`: a base over attachments sees a new .zip at once)."""
-        notes = [p for p in paths if not is_ignored(p) or is_vault_file(p)]
+        """Queue vault-relative paths; ignored ones (hidden folders, files other than notes
+        and .base files) are dropped."""
+        notes = [p for p in paths if not is_ignored(p) or (is_vault_file(p) and _is_base(p))]
         if not notes:
             return
         with self._lock:
@@ -283,6 +282,10 @@ class VaultWatcher:
             self._callback(batch)
         except Exception:
             log.exception("change callback failed")
+
+
+def _is_base(path: str) -> bool:
+    return path.lower().endswith(".base")
 
 
 def _inside(path: str, folder: str) -> bool:
