@@ -7,6 +7,7 @@ files whose state changed are read again (`Rows.update`), then each query evalua
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,12 +33,19 @@ class BaseService:
         self.store = store
         self.vault = vault
         self._rows: tuple[int, Rows] | None = None
+        # One query at a time: an index change updates the rows in place (Rows.update), and
+        # evaluation is pure Python, which the GIL runs one thread at a time anyway.
+        self._lock = threading.RLock()
         # what the rows were read from: note states, file facts, property types
         self._states: tuple[set[Any], set[tuple[str, int, int, int]], dict[str, str]] = (
             set(), set(), {})  # fmt: skip
         self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
 
     def rows(self) -> Rows:
+        with self._lock:
+            return self._current_rows()
+
+    def _current_rows(self) -> Rows:
         generation = self.store.generation
         if self._rows is not None and self._rows[0] == generation:
             return self._rows[1]
@@ -64,6 +72,10 @@ class BaseService:
     def list_bases(self) -> list[dict[str, Any]]:
         """Every .base file (with its views, or why it cannot be read) and every note with a
         ```base block."""
+        with self._lock:
+            return self._list_bases()
+
+    def _list_bases(self) -> list[dict[str, Any]]:
         rows = self.rows()
         out = []
         for path in rows.bases:
@@ -138,6 +150,17 @@ class BaseService:
         view: str | None = None,
         this: str | None = None,
         limit: int | None = None,
+    ) -> tuple[Found, Result]:
+        with self._lock:
+            return self._query(file, yaml_text, view, this, limit)
+
+    def _query(
+        self,
+        file: str | None,
+        yaml_text: str | None,
+        view: str | None,
+        this: str | None,
+        limit: int | None,
     ) -> tuple[Found, Result]:
         if yaml_text is not None:
             found = Found(None, read_base(yaml_text))

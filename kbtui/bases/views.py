@@ -103,6 +103,8 @@ def run_view(
             raw_values[pid].append(value)
             values[pid] = to_json(value)
         item: dict[str, Any] = {"path": row.file_path, "values": values}
+        if row.entity_id:
+            item["id"] = row.entity_id  # a note's id in the index, for kb_get
         _extras(view, ctx, item)
         out_rows.append(item)
     groups = _groups(base, view, found, raw_values, root)

@@ -32,11 +32,6 @@ class BaseTools:
                 raise NotFoundError(exc.message) from None
             raise ValidationError(str(exc), field="yaml" if yaml_text else "file") from None
         answer = result_json(found, result)
-        by_path = self.service.rows().by_path
-        for row in answer["rows"]:  # a note's entity id, for kb_get
-            eid = getattr(by_path.get(row["path"]), "entity_id", None)
-            if eid:
-                row["id"] = eid
         return ok(**answer, count=len(answer["rows"]))
 
 
