@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -176,8 +177,10 @@ class Rows:
                         other.cache.clear()
         if added_or_gone:
             self._order()
-        else:
-            self.rows = [self.by_path[p] for p in self.paths]
+        else:  # the same paths: each changed row takes its place in path order
+            for path, row in touched.items():
+                if row is not None:
+                    self.rows[bisect_left(self.paths, path)] = row
         return len(touched)
 
     def other(self, path: str | None) -> FileRow | None:
