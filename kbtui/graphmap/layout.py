@@ -1,7 +1,7 @@
 """Place a neighbourhood in the unit square with a force-directed layout (igraph, C code).
 
 Chosen by bench/graph_layout.py over networkx and rustworkx (docs/graph-map.md has the figures).
-The centre is pinned to the middle so re-centring keeps the eye in one place; positions are
+The centre is pinned where the forces start, so it ends near the middle; positions are
 stretched to fill the square, since the canvas and the SVG are wider than tall anyway.
 Deterministic for a given seed; cached per (neighbourhood, seed), so a redraw or a resize reuses it.
 """
@@ -54,16 +54,23 @@ def _cached(hood: Neighbourhood, seed: int) -> Layout:
 
 
 def _unit(coords: np.ndarray, centre: int | None) -> list[tuple[float, float]]:
-    """Scale into [MARGIN, 1 - MARGIN]; with a centre, symmetric around it so it sits mid-square."""
-    if centre is not None:
-        coords = coords - coords[centre]
-        reach = np.abs(coords).max(axis=0)
-        reach[reach == 0] = 1.0
-        scaled = 0.5 + coords / (2 * reach)
-    else:
-        low, high = coords.min(axis=0), coords.max(axis=0)
-        span = high - low
-        span[span == 0] = 1.0
-        scaled = (coords - low) / span
+    """Into [MARGIN, 1 - MARGIN] around the centre (or the middle of the nodes).
+
+    A force layout throws leaves far out and crowds the core; scaled linearly, the core's
+    labels then fight for a few cells. Radii are evened out by rank (the k-th nearest of n
+    node gets radius sqrt(k / n): even density over the disc) and angles kept, so who is
+    near whom and on which side stays as the forces left it.
+    """
+    middle = coords[centre] if centre is not None else coords.mean(axis=0)
+    offset = coords - middle
+    radius = np.hypot(offset[:, 0], offset[:, 1])
+    order = np.argsort(radius, kind="stable")
+    even = np.empty(len(radius))
+    even[order] = np.sqrt(np.arange(len(radius)) / max(len(radius) - 1, 1))
+    scale = np.divide(even, radius, out=np.zeros_like(radius), where=radius > 0)
+    spread = offset * scale[:, None]
+    low, span = spread.min(axis=0), np.ptp(spread, axis=0)
+    span[span == 0] = 1.0
+    scaled = (spread - low) / span
     scaled = MARGIN + scaled * (1 - 2 * MARGIN)
     return [(float(x), float(y)) for x, y in scaled]

@@ -4,6 +4,7 @@ TUI, CLI and MCP share these (the TUI through `app_graph_map`, the CLI and `kg_g
 directly). Hubs are capped: when a node has more neighbours than the map has room for, the
 strongest are kept (most links to what is already shown, then usage: Q-value, access count) and
 one "+N more" node (MapNode.more = N, id "more:<parent id>") stands for the rest.
+"Strongest": most links to the map and among the candidates, then usage (Q-value, accesses).
 
 Overview ids: a group is "type:<entity type>"; `group_map("type:person")` is the drill-in,
 the members of that group (most linked first) with the edges among them.
@@ -23,6 +24,7 @@ MAX_DEPTH = 3
 MORE_PREFIX, GROUP_PREFIX = "more:", "type:"
 PLAIN_LINK = "REFERENCES"  # a wikilink in the body: no label worth printing on the edge
 INNER_SHARE = 0.6  # the share of the room an inner ring may take when rings follow it
+MORE_SHARE = 6  # at most one "+N more" node per this many nodes
 
 
 def neighbourhood(
@@ -54,15 +56,21 @@ def neighbourhood(
         candidates = sorted({o for f in frontier for o in around.get(f, ()) if o not in shown})
         info.update(store.map_entities([c for c in candidates if c not in info]))
         candidates = [c for c in candidates if c in info and _fits(info[c][1], wanted)]
-        room = max_nodes - len(kept)
+        room = max_nodes - len(kept) - len(more)
         if ring < depth:
             room = max(1, int(room * INNER_SHARE))
-        picked = _strongest(candidates, around, shown, info, room)
-        for parent in frontier:  # "+N more" for each parent whose neighbours did not all fit
-            hidden = [o for o in around.get(parent, ()) if o in info and o not in shown]
-            hidden = [o for o in hidden if o not in picked and _fits(info[o][1], wanted)]
-            if hidden:
-                more[parent] = len(set(hidden))
+        if len(candidates) > room:  # a hub: rank by links among the neighbours too
+            _adjacency(store.map_edges(candidates), around)
+        ranked = _strongest(candidates, around, shown | set(candidates), info, len(candidates))
+        cap = max(1, max_nodes // MORE_SHARE) - len(more)
+        for _ in range(3):  # leave room for the "+N more" nodes this ring needs
+            picked = ranked[: max(room, 0)]
+            lost = _lost(frontier, around, shown | set(picked), candidates)
+            over = len(kept) + len(more) + len(picked) + min(len(lost), cap) - max_nodes
+            if over <= 0:
+                break
+            room -= over
+        more.update(lost)
         kept += picked
         frontier = picked
         if not frontier:
@@ -71,12 +79,24 @@ def neighbourhood(
     return _assemble(centre_id, kept, info, rows, more, max_nodes)
 
 
+def _lost(
+    frontier: list[str], around: dict[str, set[str]], shown: set[str], candidates: list[str]
+) -> dict[str, int]:
+    """parent -> how many of its neighbours (those the map may show) are left out."""
+    allowed = set(candidates)
+    lost = {p: len((around.get(p, set()) & allowed) - shown) for p in frontier}
+    return {p: n for p, n in lost.items() if n}
+
+
 def _fits(kind: str, wanted: set[str] | None) -> bool:
     return wanted is None or kind.lower() in wanted
 
 
-def _adjacency(rows: Iterable[EdgeRow]) -> dict[str, set[str]]:
-    around: dict[str, set[str]] = defaultdict(set)
+def _adjacency(
+    rows: Iterable[EdgeRow], around: dict[str, set[str]] | None = None
+) -> dict[str, set[str]]:
+    """Who links to whom, either direction; adds to `around` when given."""
+    around = defaultdict(set) if around is None else around
     for source, target, _, _ in rows:
         if source != target:
             around[source].add(target)
@@ -91,7 +111,8 @@ def _strongest(
     info: dict[str, tuple[str, str, float, int]],
     room: int,
 ) -> list[str]:
-    """The `room` best candidates: most links into what is shown, then Q-value, then uses."""
+    """The `room` best candidates: most links to the map's nodes and to each other (shared
+    links: a neighbour tied into the rest says more than a leaf), then Q-value, then uses."""
 
     def strength(key: str) -> tuple[int, float, int, str]:
         _, _, q_value, uses = info[key]
