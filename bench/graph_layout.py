@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -60,21 +61,28 @@ def _networkx_fr(n: int, edges: Edges, start: np.ndarray) -> Any:
     return nx.spring_layout(graph, pos=pos, iterations=50, seed=0)
 
 
-def _rustworkx_fr(n: int, edges: Edges, start: np.ndarray) -> Any:
+def _rustworkx_fr(n: int, edges: Edges, start: np.ndarray, iterations: int = 50) -> Any:
     import rustworkx as rx
 
     graph = rx.PyGraph()
     graph.add_nodes_from(range(n))
     graph.add_edges_from_no_data(edges)
     pos = {i: (float(start[i][0]), float(start[i][1])) for i in range(n)}
-    return rx.spring_layout(graph, pos=pos, num_iter=50, seed=0)
+    return rx.spring_layout(graph, pos=pos, num_iter=iterations, seed=0)
+
+
+def _kbtui(n: int, edges: Edges, start: np.ndarray) -> Any:
+    """What kbtui.graphmap.layout runs (igraph FR, centre pinned), before its rescaling."""
+    return chosen.forces(n, edges, start, centre=0)
 
 
 BACKENDS: dict[str, Backend] = {
+    "kbtui (igraph FR, pinned)": _kbtui,
     "igraph FR (300 iter)": _igraph_fr,
     "igraph Kamada-Kawai": _igraph_kk,
     "networkx spring (50 iter)": _networkx_fr,
     "rustworkx spring (50 iter)": _rustworkx_fr,
+    "rustworkx spring (300 iter)": lambda n, e, s: _rustworkx_fr(n, e, s, 300),
 }
 
 
@@ -103,8 +111,22 @@ def as_input(hood: Neighbourhood) -> tuple[int, Edges, np.ndarray]:
             for e in hood.edges
         }
     )
-    start = np.random.default_rng(0).uniform(-1, 1, (len(index), 2))
+    start = np.random.default_rng(0).uniform(-1, 1, (len(index), 2)) * np.sqrt(len(index))
     return len(index), edges, start
+
+
+def stress(n: int, edges: Edges, coords: Any) -> float:
+    """Normalised stress against hop distances (scale fitted, 0 = distances kept exactly):
+    how well a layout keeps near what is near; lower is better."""
+    import igraph
+
+    hops = np.array(igraph.Graph(n=n, edges=edges).distances(), dtype=float)
+    xy = np.array([coords[i] for i in range(n)], dtype=float)
+    far = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    mask = np.isfinite(hops) & (hops > 0)
+    d, e, w = hops[mask], far[mask], 1.0 / hops[mask] ** 2
+    alpha = (w * d * e).sum() / max((w * e * e).sum(), 1e-12)
+    return float((w * (alpha * e - d) ** 2).sum() / (w * d * d).sum())
 
 
 def main() -> None:
@@ -126,17 +148,19 @@ def main() -> None:
     before = cpu_times()
     for name, backend in BACKENDS.items():
         samples: list[float] = []
+        fits: list[float] = []
         try:
             for hood in hoods:
                 n, edges, start = as_input(hood)
                 for _ in range(args.rounds):
                     began = time.perf_counter()
-                    backend(n, edges, start)
+                    coords = backend(n, edges, start)
                     samples.append((time.perf_counter() - began) * 1000)
+                fits.append(stress(n, edges, coords))
         except ImportError as exc:
             print(f"{name:28s} skipped: {exc}")
             continue
-        print(f"{name:28s} {percentiles(samples)}")
+        print(f"{name:28s} {percentiles(samples)}  stress {statistics.median(fits):.3f}")
     after_enter: list[float] = []
     parts: dict[str, list[float]] = {"query": [], "layout": [], "frame": []}
     for hood in hoods:

@@ -18,6 +18,7 @@ from kbtui.graphmap.model import Layout, Neighbourhood
 
 MARGIN = 0.02
 FAR = 1e9  # no bound
+ITERATIONS = 300
 
 
 def layout(hood: Neighbourhood, *, seed: int = 0) -> Layout:
@@ -38,19 +39,26 @@ def _cached(hood: Neighbourhood, seed: int) -> Layout:
         for e in hood.edges
         if e.source in index and e.target in index and e.source != e.target
     }
-    graph = igraph.Graph(n=len(ids), edges=sorted(pairs))
     rng = np.random.default_rng(seed)
     start = rng.uniform(-1.0, 1.0, size=(len(ids), 2)) * math.sqrt(len(ids))
-    pin: dict[str, list[float]] = {}
-    if hood.centre in index:  # pinned at the origin by equal lower and upper bounds
-        start[index[hood.centre]] = (0.0, 0.0)
-        low, high = [-FAR] * len(ids), [FAR] * len(ids)
-        low[index[hood.centre]] = high[index[hood.centre]] = 0.0
-        pin = {"minx": low, "maxx": high, "miny": low, "maxy": high}
-    coords = np.array(
-        graph.layout_fruchterman_reingold(seed=start.tolist(), niter=300, **pin).coords
-    )
+    coords = forces(len(ids), sorted(pairs), start, index.get(hood.centre or ""))
     return Layout(hood, dict(zip(ids, _unit(coords, index.get(hood.centre or "")), strict=True)))
+
+
+def forces(
+    n: int, edges: list[tuple[int, int]], start: np.ndarray, centre: int | None
+) -> np.ndarray:
+    """Fruchterman-Reingold from `start`, node `centre` pinned at the origin."""
+    start = start.copy()
+    pin: dict[str, list[float]] = {}
+    if centre is not None:  # pinned by equal lower and upper bounds
+        start[centre] = (0.0, 0.0)
+        low, high = [-FAR] * n, [FAR] * n
+        low[centre] = high[centre] = 0.0
+        pin = {"minx": low, "maxx": high, "miny": low, "maxy": high}
+    graph = igraph.Graph(n=n, edges=edges)
+    found = graph.layout_fruchterman_reingold(seed=start.tolist(), niter=ITERATIONS, **pin)
+    return np.array(found.coords)
 
 
 def _unit(coords: np.ndarray, centre: int | None) -> list[tuple[float, float]]:

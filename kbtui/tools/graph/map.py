@@ -47,10 +47,8 @@ def neighbourhood(
     kept: list[str] = [centre_id]
     frontier = [centre_id]
     more: dict[str, int] = {}
-    rows: list[EdgeRow] = []
     for ring in range(1, depth + 1):
         found = store.map_edges(frontier)
-        rows += found
         around = _adjacency(found)
         shown = set(kept)
         candidates = sorted({o for f in frontier for o in around.get(f, ()) if o not in shown})
@@ -59,9 +57,10 @@ def neighbourhood(
         room = max_nodes - len(kept) - len(more)
         if ring < depth:
             room = max(1, int(room * INNER_SHARE))
-        if len(candidates) > room:  # a hub: rank by links among the neighbours too
-            _adjacency(store.map_edges(candidates), around)
-        ranked = _strongest(candidates, around, shown | set(candidates), info, len(candidates))
+        links = {c: len(around[c] & shown) for c in candidates}
+        if len(candidates) > room:  # a hub: count links among the neighbours too
+            links = store.map_link_counts(candidates, [*shown, *candidates])
+        ranked = _strongest(candidates, links, info)
         cap = max(1, max_nodes // MORE_SHARE) - len(more)
         for _ in range(3):  # leave room for the "+N more" nodes this ring needs
             picked = ranked[: max(room, 0)]
@@ -75,8 +74,7 @@ def neighbourhood(
         frontier = picked
         if not frontier:
             break
-    rows += _among_last(store, frontier, set(kept))
-    return _assemble(centre_id, kept, info, rows, more, max_nodes)
+    return _assemble(centre_id, kept, info, store.map_edges(kept, among=True), more, max_nodes)
 
 
 def _lost(
@@ -105,27 +103,16 @@ def _adjacency(
 
 
 def _strongest(
-    candidates: list[str],
-    around: dict[str, set[str]],
-    shown: set[str],
-    info: dict[str, tuple[str, str, float, int]],
-    room: int,
+    candidates: list[str], links: dict[str, int], info: dict[str, tuple[str, str, float, int]]
 ) -> list[str]:
-    """The `room` best candidates: most links to the map's nodes and to each other (shared
-    links: a neighbour tied into the rest says more than a leaf), then Q-value, then uses."""
+    """Best first: most links to the map's nodes and to each other (shared links: a
+    neighbour tied into the rest says more than a leaf), then Q-value, then uses."""
 
     def strength(key: str) -> tuple[int, float, int, str]:
         _, _, q_value, uses = info[key]
-        return (-len(around.get(key, set()) & shown), -q_value, -uses, info[key][0].lower())
+        return (-links.get(key, 0), -q_value, -uses, info[key][0].lower())
 
-    return sorted(candidates, key=strength)[: max(room, 0)]
-
-
-def _among_last(store: Store, ring: list[str], kept: set[str]) -> list[EdgeRow]:
-    """Edges between two nodes of the outer ring (not fetched while walking outwards)."""
-    if not ring:
-        return []
-    return [r for r in store.map_edges(ring) if r[0] in kept and r[1] in kept]
+    return sorted(candidates, key=strength)
 
 
 def _assemble(
@@ -183,7 +170,7 @@ def group_map(store: Store, group_id: str, *, max_nodes: int = 60) -> Neighbourh
     if not ids:
         raise NotFoundError(f"No entities of type {kind!r}")
     info = store.map_entities(ids)
-    rows = [r for r in store.map_edges(ids) if r[0] in info and r[1] in info]
+    rows = [r for r in store.map_edges(ids, among=True) if r[0] in info and r[1] in info]
     hood = _assemble(ids[0], ids, info, rows, {}, max_nodes)
     nodes = list(hood.nodes)
     if total > len(ids):
