@@ -166,7 +166,7 @@ def svg_boxes(root: ET.Element) -> dict[str, tuple[float, float, float, float]]:
     return out  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize("n", [12, 200])
+@pytest.mark.parametrize("n", [3, 12, 200])
 def test_svg_parses_names_every_node_and_no_two_labels_overlap(n: int) -> None:
     hood = made_up(n, seed=7, more=12)
     root = ET.fromstring(to_svg(layout(hood), title="Map of <n:0> & co"))
@@ -186,6 +186,8 @@ def test_svg_parses_names_every_node_and_no_two_labels_overlap(n: int) -> None:
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
     listed = {t.text for t in legend.iter(f"{SVG}text")}
     assert {node.type for node in hood.nodes} <= listed
+    page = float(root.get("width", "0"))
+    assert all(float(r.get("x", "0")) + 20 + 150 <= page for r in legend.iter(f"{SVG}rect"))
 
 
 def test_hood_round_trips_through_json() -> None:

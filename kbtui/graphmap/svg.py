@@ -21,6 +21,7 @@ CHAR = FONT * 0.6  # monospace advance
 PAD_X, BOX_H = 6.0, 20.0
 MAX_LABEL = 32
 HEADER, LEGEND_ROW = 34.0, 22.0
+LEGEND_X, LEGEND_COL = 70, 150  # the legend's first swatch, and the width of one entry
 
 
 def label_of(node: MapNode) -> str:
@@ -66,7 +67,8 @@ def to_svg(layout: Layout, *, title: str) -> str:
         width, height = width * 1.2, height * 1.2
         boxes = _boxes(layout, width, height)
     kinds = legend(layout.hood)
-    legend_h = LEGEND_ROW * (1 + math.ceil(len(kinds) / 6))
+    per_row = max(1, int((width - LEGEND_X) // LEGEND_COL))
+    legend_h = LEGEND_ROW * (1 + math.ceil(len(kinds) / per_row))
     total_w, total_h = width + 40, height + HEADER + legend_h + 20
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w:.0f}" height="{total_h:.0f}" '
@@ -79,7 +81,7 @@ def to_svg(layout: Layout, *, title: str) -> str:
         *_edges(layout, boxes),
         *_nodes(layout, boxes),
         "</g>",
-        *_legend(kinds, 20.0, HEADER + height + 16),
+        *_legend(kinds, per_row, 20.0, HEADER + height + 16),
         "</svg>",
     ]
     return "\n".join(out) + "\n"
@@ -132,12 +134,12 @@ def _nodes(layout: Layout, boxes: dict[str, Box]) -> list[str]:
     return out
 
 
-def _legend(kinds: list[tuple[str, str]], x0: float, y0: float) -> list[str]:
+def _legend(kinds: list[tuple[str, str]], per_row: int, x0: float, y0: float) -> list[str]:
     out = [f'<g class="legend" transform="translate({x0:.0f} {y0:.0f})">']
     out.append('<text x="0" y="12" fill="#444">Types:</text>')
     for i, (kind, colour) in enumerate(kinds):
-        col, row = i % 6, i // 6
-        x, y = 70 + col * 150, row * LEGEND_ROW
+        col, row = i % per_row, i // per_row
+        x, y = LEGEND_X + col * LEGEND_COL, row * LEGEND_ROW
         out.append(
             f'<rect x="{x}" y="{y}" width="14" height="14" rx="3" fill="{colour}" '
             f'fill-opacity="0.5" stroke="{colour}"/>'
