@@ -14,11 +14,13 @@ from rich.cells import cell_len
 
 from kbtui.graphmap.colours import hood_palette, kind_of, legend
 from kbtui.graphmap.model import Layout, MapNode
-from kbtui.graphmap.place import Box, Occupied, place, spiral
+from kbtui.graphmap.place import Rows, place
 
 FONT = 12.0
 CHAR = FONT * 0.6  # monospace advance
 PAD_X, BOX_H = 6.0, 20.0
+PITCH, GAP_X = BOX_H + 4.0, 6.0  # rows of labels, and the space between two on a row
+Box = tuple[float, float, float, float]  # x, y, width, height
 MAX_LABEL = 32
 HEADER, LEGEND_ROW = 34.0, 22.0
 LEGEND_X, LEGEND_COL = 70, 150  # the legend's first swatch, and the width of one entry
@@ -41,20 +43,22 @@ def _boxes(layout: Layout, width: float, height: float) -> dict[str, Box] | None
         key=lambda n: (n.id != centre, -n.weight, n.id),
     )
     margin = max(box_width(n) for n in nodes) / 2 if nodes else 0.0
-    span_x, span_y = width - 2 * margin, height - BOX_H
+    count = max(int(height // PITCH), 1)
     wanted = [
         (
             n.id,
-            margin + layout.pos[n.id][0] * span_x,
-            BOX_H / 2 + layout.pos[n.id][1] * span_y,
+            margin + layout.pos[n.id][0] * (width - 2 * margin),
+            layout.pos[n.id][1] * (count - 1),
             box_width(n),
-            BOX_H,
         )
         for n in nodes
     ]
-    occupied = Occupied.empty(4.0, 3.0, 60.0)
-    got = place(wanted, (width, height), occupied, spiral(6.0, 6.0, 14))
-    return got if len(got) == len(wanted) else None
+    rows = Rows(width, count, GAP_X)
+    got = place(wanted, rows, (width / 4, max(3, count // 4)), row_weight=PITCH)
+    if len(got) < len(wanted):
+        return None
+    sizes = {key: size for key, _, _, size in wanted}
+    return {key: (x, row * PITCH, sizes[key], BOX_H) for key, (x, row) in got.items()}
 
 
 def to_svg(layout: Layout, *, title: str) -> str:
