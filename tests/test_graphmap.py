@@ -7,6 +7,8 @@ label and a <title>; moving the selection goes the way the arrow points.
 from __future__ import annotations
 
 import itertools
+import math
+import statistics
 import time
 import xml.etree.ElementTree as ET
 
@@ -16,8 +18,15 @@ from rich.text import Text
 
 from kbtui.graphmap.canvas import Frame, draw, label_of, nearest, shorten
 from kbtui.graphmap.colours import hood_palette, legend
-from kbtui.graphmap.layout import layout
-from kbtui.graphmap.model import MapNode, Neighbourhood, hood_from_dict, hood_to_dict
+from kbtui.graphmap.layout import clear_cache, layout
+from kbtui.graphmap.model import (
+    Layout,
+    MapEdge,
+    MapNode,
+    Neighbourhood,
+    hood_from_dict,
+    hood_to_dict,
+)
 from kbtui.graphmap.svg import to_svg
 from tests.graphmap_kit import made_up
 
@@ -120,6 +129,24 @@ def test_layout_is_deterministic_in_the_unit_square_and_cached() -> None:
     assert set(first.pos) == {n.id for n in hood.nodes}
     assert all(0 <= x <= 1 and 0 <= y <= 1 for x, y in first.pos.values())
     assert layout(hood, seed=1).pos != first.pos
+
+
+def test_an_edited_map_keeps_its_shape_from_the_previous_layout() -> None:
+    """A note saved while the map is open: one node more, the others come back in another
+    order (their ranking moved). From the previous layout they stay put; laid out afresh
+    they would be shuffled."""
+    hood = made_up(60, seed=10)
+    before = layout(hood)
+    nodes = (*hood.nodes[:1], *hood.nodes[1:][::-1], MapNode("new", "New note", "person"))
+    edited = Neighbourhood(hood.centre, nodes, (*hood.edges, MapEdge("n:1", "new")))
+
+    def moved(after: Layout) -> float:
+        return statistics.median(math.dist(after.pos[k], before.pos[k]) for k in before.pos)
+
+    kept = layout(edited, previous=before)
+    assert layout(edited) is kept and "new" in kept.pos
+    clear_cache()
+    assert moved(kept) < 0.08 and moved(layout(edited)) > 3 * moved(kept)
 
 
 def test_layout_of_200_nodes_is_quick() -> None:
