@@ -190,10 +190,14 @@ def test_nearest_goes_the_way_the_arrow_points() -> None:
             assert {"left": dx < 0, "right": dx > 0, "up": dy < 0, "down": dy > 0}[way]
 
 
+def is_node(group: ET.Element) -> bool:
+    return "node" in (group.get("class") or "").split()
+
+
 def svg_boxes(root: ET.Element) -> dict[str, tuple[float, float, float, float]]:
     out = {}
     for group in root.iter(f"{SVG}g"):
-        if group.get("class") == "node":
+        if is_node(group):
             rect = group.find(f"{SVG}rect")
             assert rect is not None
             out[group.get("data-id", "")] = tuple(
@@ -207,7 +211,7 @@ def test_svg_parses_names_every_node_and_no_two_labels_overlap(n: int) -> None:
     hood = made_up(n, seed=7, more=12)
     root = ET.fromstring(to_svg(layout(hood), title="Map of <n:0> & co"))
     assert root.tag == f"{SVG}svg" and root.findtext(f"{SVG}title") == "Map of <n:0> & co"
-    nodes = [g for g in root.iter(f"{SVG}g") if g.get("class") == "node"]
+    nodes = [g for g in root.iter(f"{SVG}g") if is_node(g)]
     assert {g.get("data-id") for g in nodes} == {node.id for node in hood.nodes}
     for group in nodes:
         node = hood.node(group.get("data-id", ""))
@@ -222,6 +226,14 @@ def test_svg_parses_names_every_node_and_no_two_labels_overlap(n: int) -> None:
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
     listed = {t.text for t in legend.iter(f"{SVG}text")}
     assert {node.type for node in hood.nodes} <= listed
+    swatches = [r.get("fill") for r in legend.iter(f"{SVG}rect")]
+    kinds = [t.text for t in legend.iter(f"{SVG}text")][1:]  # after "Types:"
+    style = root.findtext(f"{SVG}style") or ""
+    for group in nodes:  # each box is in its type's colour, the one the legend shows
+        node = hood.node(group.get("data-id", ""))
+        (number,) = [c[1:] for c in (group.get("class") or "").split() if c[:1] == "k"]
+        assert node is not None and kinds[int(number)] == ("more" if node.more else node.type)
+        assert f".k{number} rect{{fill:{swatches[int(number)]};" in style
     page = float(root.get("width", "0"))
     assert all(float(r.get("x", "0")) + 20 + 150 <= page for r in legend.iter(f"{SVG}rect"))
 

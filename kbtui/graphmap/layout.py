@@ -12,6 +12,7 @@ changes where the graph did instead of being shuffled.
 from __future__ import annotations
 
 import math
+import random
 import threading
 from collections import OrderedDict
 
@@ -28,6 +29,7 @@ CACHED = 64
 
 _cache: OrderedDict[tuple[Neighbourhood, int], Layout] = OrderedDict()
 _lock = threading.Lock()
+_rng_lock = threading.Lock()
 
 
 def layout(hood: Neighbourhood, *, seed: int = 0, previous: Layout | None = None) -> Layout:
@@ -104,12 +106,18 @@ def forces(
         low[centre] = high[centre] = 0.0
         pin = {"minx": low, "maxx": high, "miny": low, "maxy": high}
     graph = igraph.Graph(n=n, edges=edges)
-    if warm:
-        found = graph.layout_fruchterman_reingold(
-            seed=start.tolist(), niter=WARM_ITERATIONS, start_temp=WARM_TEMPERATURE, **pin
-        )
-    else:
-        found = graph.layout_fruchterman_reingold(seed=start.tolist(), niter=ITERATIONS, **pin)
+    steps = {"niter": WARM_ITERATIONS, "start_temp": WARM_TEMPERATURE} if warm else {}
+    # igraph draws from Python's `random` module (nodes that meet are pushed apart at
+    # random): give it its own generator, seeded by the start, so a layout is repeatable
+    # whatever else used `random` before.
+    with _rng_lock:
+        igraph.set_random_number_generator(random.Random(start.tobytes()))
+        try:
+            found = graph.layout_fruchterman_reingold(
+                seed=start.tolist(), **{"niter": ITERATIONS, **steps}, **pin
+            )
+        finally:
+            igraph.set_random_number_generator(random)
     return np.array(found.coords)
 
 
