@@ -25,7 +25,9 @@ from tests.tui_helpers import SIZE, make_app, settle, type_text
 Snap = Callable[..., bool]
 
 
-def shot(snap_compare: Snap, app: KbApp, *steps: Message | str) -> bool:
+def shot(
+    snap_compare: Snap, app: KbApp, *steps: Message | str, size: tuple[int, int] = SIZE
+) -> bool:
     """Run the steps (a message to post, `type:<text>`, or a key), settling after each, then
     compare the screen with the stored SVG."""
 
@@ -40,7 +42,7 @@ def shot(snap_compare: Snap, app: KbApp, *steps: Message | str) -> bool:
                 await pilot.press(step)
             await settle(pilot)
 
-    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    return snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_start_lists_notes(snap_compare: Snap, runtime: VaultRuntime) -> None:
@@ -62,7 +64,26 @@ def test_note_not_found(snap_compare: Snap, runtime: VaultRuntime) -> None:
 
 
 def test_graph_neighbours(snap_compare: Snap, runtime: VaultRuntime) -> None:
-    assert shot(snap_compare, make_app(runtime), OpenNote("project:vector_watch_project"), "g")
+    entity = "project:vector_watch_project"
+    assert shot(snap_compare, make_app(runtime), OpenNote(entity), ShowGraph(entity))
+
+
+def test_graph_map_80x24(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """g on a person's note: the map fitted to a small terminal, the centre selected."""
+    app = make_app(runtime)
+    assert shot(snap_compare, app, OpenNote("person:andrei_clodius"), "g", size=(80, 24))
+
+
+def test_graph_map_200x60(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """The same map on a big terminal, a neighbour selected by key and edge labels on."""
+    app = make_app(runtime)
+    steps = (OpenNote("person:andrei_clodius"), "g", "slash", "type:tidepool", "enter", "e")
+    assert shot(snap_compare, app, *steps, size=(200, 60))
+
+
+def test_graph_overview(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """The whole vault as groups sized by notes, the links between groups."""
+    assert shot(snap_compare, make_app(runtime), ShowGraph(None, "overview"), size=(160, 48))
 
 
 def test_path_result(snap_compare: Snap, runtime: VaultRuntime) -> None:
