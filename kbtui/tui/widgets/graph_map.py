@@ -154,7 +154,10 @@ class CanvasPane(GraphPane):
         self.show_title()
 
     def show_title(self) -> None:
-        self.query_one(".map-title", Static).update(self.title_text())
+        """One line (the map keeps every other row), cut short with an ellipsis."""
+        text = self.title_text()
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.query_one(".map-title", Static).update(text)
 
     def title_text(self) -> Text:
         return Text()
