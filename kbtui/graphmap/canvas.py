@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
@@ -41,7 +42,10 @@ def label_of(node: MapNode) -> str:
 
 
 def shorten(text: str, size: int) -> str:
-    return text if len(text) <= size else text[: max(size - 1, 1)] + "…"
+    """At most `size` terminal cells (a CJK character takes two), with an ellipsis if cut."""
+    if cell_len(text) <= size:
+        return text
+    return set_cell_size(text, max(size - 1, 1)).rstrip() + "…"
 
 
 def _order(layout: Layout, selected: str | None) -> list[MapNode]:
@@ -73,7 +77,7 @@ def place_labels(
                 continue
             x, y = layout.pos[node.id]
             text = shorten(label_of(node), size)
-            todo.append((node.id, pad + x * span_x + 0.5, y * span_y + 0.5, len(text), 1.0))
+            todo.append((node.id, pad + x * span_x + 0.5, y * span_y + 0.5, cell_len(text), 1.0))
         got = place(todo, (width, height), occupied, offsets, snap=float.__floor__)
         for key, (bx, by, bw, _) in got.items():
             boxes[key] = (int(bx), int(by), int(bw))
@@ -133,16 +137,29 @@ def draw(
     for (c, r), value in bits.items():
         grid[r][c] = chr(0x2800 + value)
         styles[r][c] = HOT_EDGE_STYLE if (c, r) in hot else EDGE_STYLE
-    for (c, r), char in words.items():
-        grid[r][c], styles[r][c] = char, EDGE_LABEL_STYLE
+    for (c, r), word in words.items():
+        _put(grid[r], styles[r], c, word, EDGE_LABEL_STYLE)
     nodes = {n.id: n for n in layout.hood.nodes}
     for key, (col, row, size) in boxes.items():
         node = nodes[key]
         text = shorten(label_of(node), size)
         style = _node_style(node, key == layout.hood.centre, key == selected)
-        for i, char in enumerate(text):
-            grid[row][col + i], styles[row][col + i] = char, style
+        _put(grid[row], styles[row], col, text, style)
     return Frame([_line(grid[r], styles[r]) for r in range(height)], boxes)
+
+
+def _put(row: list[str], styles: list[Style | None], col: int, text: str, style: Style) -> None:
+    """Write text from cell `col`: a wide character fills two cells (the second left empty),
+    a combining mark joins the cell before it."""
+    for char in text:
+        size = get_character_cell_size(char)
+        if size == 0 and col > 0:
+            row[col - 1] += char
+            continue
+        row[col], styles[col] = char, style
+        if size == 2:
+            row[col + 1], styles[col + 1] = "", style
+        col += size
 
 
 def _node_style(node: MapNode, centre: bool, selected: bool) -> Style:
@@ -166,7 +183,8 @@ def _line(chars: list[str], styles: list[Style | None]) -> Text:
 def _edge_words(
     layout: Layout, boxes: dict[str, tuple[int, int, int]], width: int, height: int
 ) -> dict[tuple[int, int], str]:
-    """Edge labels at edge midpoints where they fit beside the node labels (never over one)."""
+    """Edge labels at edge midpoints where they fit beside the node labels (never over one):
+    (col, row) -> text."""
     occupied = Occupied.empty(1.0, 0.0, 8.0)
     for col, row, size in boxes.values():
         occupied.add((float(col), float(row), float(size), 1.0))
@@ -176,15 +194,13 @@ def _edge_words(
             (c0, r0, s0), (c1, r1, s1) = boxes[edge.source], boxes[edge.target]
             mid_x, mid_y = (c0 + s0 / 2 + c1 + s1 / 2) / 2, (r0 + r1) / 2 + 0.5
             text = shorten(edge.label, 14)
-            todo.append((f"{i}", mid_x, mid_y, len(text), 1.0))
+            todo.append((f"{i}", mid_x, mid_y, cell_len(text), 1.0))
     offsets = spiral(1.0, 1.0, 1)
     got: dict[str, Box] = place(todo, (width, height), occupied, offsets, float.__floor__)
-    cells: dict[tuple[int, int], str] = {}
-    for key, (x, y, _, _) in got.items():
-        text = shorten(layout.hood.edges[int(key)].label, 14)
-        for i, char in enumerate(text):
-            cells[(int(x) + i, int(y))] = char
-    return cells
+    return {
+        (int(x), int(y)): shorten(layout.hood.edges[int(key)].label, 14)
+        for key, (x, y, _, _) in got.items()
+    }
 
 
 def nearest(frame: Frame, from_id: str, direction: Direction) -> str | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape, quoteattr
 
+from rich.cells import cell_len
+
 from kbtui.graphmap.colours import legend, type_colour
 from kbtui.graphmap.model import Layout, MapNode
 from kbtui.graphmap.place import Box, Occupied, place, spiral
@@ -27,7 +29,7 @@ def label_of(node: MapNode) -> str:
 
 
 def box_width(node: MapNode) -> float:
-    return len(label_of(node)) * CHAR + 2 * PAD_X
+    return cell_len(label_of(node)) * CHAR + 2 * PAD_X  # a CJK character is two wide
 
 
 def _boxes(layout: Layout, width: float, height: float) -> dict[str, Box] | None:

@@ -16,19 +16,49 @@ class MapQueries(UsageStore):
 
     con: duckdb.DuckDBPyConnection
 
-    def map_edges(self, ids: Sequence[str], limit: int = 50_000) -> list[EdgeRow]:
-        """Relationships with either end among `ids` (filtered on the hashed keys first)."""
+    def map_edges(self, ids: Sequence[str], among: bool = False) -> list[EdgeRow]:
+        """Relationships with an end among `ids` (`among`: both ends), filtered on the hashed
+        keys: one scan per end, since an OR of the two scans the table far slower."""
         if not ids:
             return []
+        if among:
+            scans = """SELECT * FROM relationships WHERE source_key IN (SELECT key FROM k)
+                       AND target_key IN (SELECT key FROM k)"""
+        else:
+            scans = """SELECT * FROM relationships WHERE source_key IN (SELECT key FROM k) UNION ALL
+                       SELECT * FROM relationships WHERE target_key IN (SELECT key FROM k)
+                       AND source_key NOT IN (SELECT key FROM k)"""
         rows = self.con.execute(
-            """WITH k AS (SELECT hash(unnest($ids)) AS key)
-               SELECT source_id, target_id, type, coalesce(label, '') FROM relationships
-               WHERE source_key IN (SELECT key FROM k) OR target_key IN (SELECT key FROM k)
-               ORDER BY source_id, target_id, type LIMIT $limit""",
-            {"ids": list(ids), "limit": limit},
+            f"""WITH k AS (SELECT hash(unnest($ids)) AS key), r AS ({scans})
+                SELECT source_id, target_id, type, coalesce(label, '') FROM r
+                ORDER BY source_id, target_id, type""",
+            {"ids": list(ids)},
         ).fetchall()
         wanted = set(ids)
+        if among:  # hashes may collide: the ids decide
+            return [(r[0], r[1], r[2], r[3]) for r in rows if r[0] in wanted and r[1] in wanted]
         return [(r[0], r[1], r[2], r[3]) for r in rows if r[0] in wanted or r[1] in wanted]
+
+    def map_link_counts(self, ids: Sequence[str], among: Sequence[str]) -> dict[str, int]:
+        """id -> how many of `among` it is linked with, either way (a hub's neighbours are
+        ranked by it without fetching every link between them)."""
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            """WITH c AS (SELECT unnest($ids) AS id), c2 AS (SELECT id, hash(id) AS key FROM c),
+                    a AS (SELECT hash(unnest($among)) AS key),
+                    r AS (SELECT source_key AS k, target_key AS o FROM relationships
+                          WHERE source_key IN (SELECT key FROM c2)
+                            AND target_key IN (SELECT key FROM a)
+                          UNION ALL
+                          SELECT target_key, source_key FROM relationships
+                          WHERE target_key IN (SELECT key FROM c2)
+                            AND source_key IN (SELECT key FROM a))
+               SELECT c2.id, count(DISTINCT r.o) FROM r JOIN c2 ON c2.key = r.k
+               WHERE r.k <> r.o GROUP BY c2.id""",
+            {"ids": list(ids), "among": list(among)},
+        ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
 
     def map_entities(self, ids: Sequence[str]) -> dict[str, tuple[str, str, float, int]]:
         """id -> (title, type, Q-value, access count) for the ids that are entities."""

@@ -4,6 +4,7 @@ TUI, CLI and MCP share these (the TUI through `app_graph_map`, the CLI and `kg_g
 directly). Hubs are capped: when a node has more neighbours than the map has room for, the
 strongest are kept (most links to what is already shown, then usage: Q-value, access count) and
 one "+N more" node (MapNode.more = N, id "more:<parent id>") stands for the rest.
+"Strongest": most links to the map and among the candidates, then usage (Q-value, accesses).
 
 Overview ids: a group is "type:<entity type>"; `group_map("type:person")` is the drill-in,
 the members of that group (most linked first) with the edges among them.
@@ -23,6 +24,7 @@ MAX_DEPTH = 3
 MORE_PREFIX, GROUP_PREFIX = "more:", "type:"
 PLAIN_LINK = "REFERENCES"  # a wikilink in the body: no label worth printing on the edge
 INNER_SHARE = 0.6  # the share of the room an inner ring may take when rings follow it
+MORE_SHARE = 6  # at most one "+N more" node per this many nodes
 
 
 def neighbourhood(
@@ -45,38 +47,54 @@ def neighbourhood(
     kept: list[str] = [centre_id]
     frontier = [centre_id]
     more: dict[str, int] = {}
-    rows: list[EdgeRow] = []
     for ring in range(1, depth + 1):
         found = store.map_edges(frontier)
-        rows += found
         around = _adjacency(found)
         shown = set(kept)
         candidates = sorted({o for f in frontier for o in around.get(f, ()) if o not in shown})
         info.update(store.map_entities([c for c in candidates if c not in info]))
         candidates = [c for c in candidates if c in info and _fits(info[c][1], wanted)]
-        room = max_nodes - len(kept)
+        room = max_nodes - len(kept) - len(more)
         if ring < depth:
             room = max(1, int(room * INNER_SHARE))
-        picked = _strongest(candidates, around, shown, info, room)
-        for parent in frontier:  # "+N more" for each parent whose neighbours did not all fit
-            hidden = [o for o in around.get(parent, ()) if o in info and o not in shown]
-            hidden = [o for o in hidden if o not in picked and _fits(info[o][1], wanted)]
-            if hidden:
-                more[parent] = len(set(hidden))
+        links = {c: len(around[c] & shown) for c in candidates}
+        if len(candidates) > room:  # a hub: count links among the neighbours too
+            links = store.map_link_counts(candidates, [*shown, *candidates])
+        ranked = _strongest(candidates, links, info)
+        cap = max(1, max_nodes // MORE_SHARE) - len(more)
+        for _ in range(3):  # leave room for the "+N more" nodes this ring needs
+            picked = ranked[: max(room, 0)]
+            lost = _lost(frontier, around, shown | set(picked), candidates)
+            over = len(kept) + len(more) + len(picked) + min(len(lost), cap) - max_nodes
+            if over <= 0:
+                break
+            room -= over
+        more.update(lost)
         kept += picked
         frontier = picked
         if not frontier:
             break
-    rows += _among_last(store, frontier, set(kept))
-    return _assemble(centre_id, kept, info, rows, more, max_nodes)
+    return _assemble(centre_id, kept, info, store.map_edges(kept, among=True), more, max_nodes)
+
+
+def _lost(
+    frontier: list[str], around: dict[str, set[str]], shown: set[str], candidates: list[str]
+) -> dict[str, int]:
+    """parent -> how many of its neighbours (those the map may show) are left out."""
+    allowed = set(candidates)
+    lost = {p: len((around.get(p, set()) & allowed) - shown) for p in frontier}
+    return {p: n for p, n in lost.items() if n}
 
 
 def _fits(kind: str, wanted: set[str] | None) -> bool:
     return wanted is None or kind.lower() in wanted
 
 
-def _adjacency(rows: Iterable[EdgeRow]) -> dict[str, set[str]]:
-    around: dict[str, set[str]] = defaultdict(set)
+def _adjacency(
+    rows: Iterable[EdgeRow], around: dict[str, set[str]] | None = None
+) -> dict[str, set[str]]:
+    """Who links to whom, either direction; adds to `around` when given."""
+    around = defaultdict(set) if around is None else around
     for source, target, _, _ in rows:
         if source != target:
             around[source].add(target)
@@ -85,26 +103,16 @@ def _adjacency(rows: Iterable[EdgeRow]) -> dict[str, set[str]]:
 
 
 def _strongest(
-    candidates: list[str],
-    around: dict[str, set[str]],
-    shown: set[str],
-    info: dict[str, tuple[str, str, float, int]],
-    room: int,
+    candidates: list[str], links: dict[str, int], info: dict[str, tuple[str, str, float, int]]
 ) -> list[str]:
-    """The `room` best candidates: most links into what is shown, then Q-value, then uses."""
+    """Best first: most links to the map's nodes and to each other (shared links: a
+    neighbour tied into the rest says more than a leaf), then Q-value, then uses."""
 
     def strength(key: str) -> tuple[int, float, int, str]:
         _, _, q_value, uses = info[key]
-        return (-len(around.get(key, set()) & shown), -q_value, -uses, info[key][0].lower())
+        return (-links.get(key, 0), -q_value, -uses, info[key][0].lower())
 
-    return sorted(candidates, key=strength)[: max(room, 0)]
-
-
-def _among_last(store: Store, ring: list[str], kept: set[str]) -> list[EdgeRow]:
-    """Edges between two nodes of the outer ring (not fetched while walking outwards)."""
-    if not ring:
-        return []
-    return [r for r in store.map_edges(ring) if r[0] in kept and r[1] in kept]
+    return sorted(candidates, key=strength)
 
 
 def _assemble(
@@ -162,7 +170,7 @@ def group_map(store: Store, group_id: str, *, max_nodes: int = 60) -> Neighbourh
     if not ids:
         raise NotFoundError(f"No entities of type {kind!r}")
     info = store.map_entities(ids)
-    rows = [r for r in store.map_edges(ids) if r[0] in info and r[1] in info]
+    rows = [r for r in store.map_edges(ids, among=True) if r[0] in info and r[1] in info]
     hood = _assemble(ids[0], ids, info, rows, {}, max_nodes)
     nodes = list(hood.nodes)
     if total > len(ids):
