@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.message import Message
 from textual.pilot import Pilot
 
@@ -18,11 +19,12 @@ from kbtui.runtime.owner import OwnerUnavailable
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
-from tests.conftest import open_runtime
+from tests.conftest import copy_vault, open_runtime
 from tests.test_tui_bases import CONCEPTS
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
 Snap = Callable[..., bool]
+KEPANO = Path("/work/shared/data/vaults/kepano")
 
 
 def shot(
@@ -84,6 +86,18 @@ def test_graph_map_200x60(snap_compare: Snap, runtime: VaultRuntime) -> None:
 def test_graph_overview(snap_compare: Snap, runtime: VaultRuntime) -> None:
     """The whole vault as groups sized by notes, the links between groups."""
     assert shot(snap_compare, make_app(runtime), ShowGraph(None, "overview"), size=(160, 48))
+
+
+@pytest.mark.skipif(not KEPANO.is_dir(), reason="kepano's vault is not here")
+def test_graph_map_kepano(snap_compare: Snap, tmp_path: Path) -> None:
+    """A real vault's map: Steph Ango's reference note, two hops out."""
+    vault = copy_vault(tmp_path / "kepano", KEPANO)
+    runtime = open_runtime(vault, HashEmbedder())
+    try:
+        steps = (ShowGraph("reference:steph_ango", "map"), "plus")
+        assert shot(snap_compare, make_app(runtime), *steps, size=(160, 48))
+    finally:
+        runtime.close()
 
 
 def test_path_result(snap_compare: Snap, runtime: VaultRuntime) -> None:

@@ -154,10 +154,8 @@ class CanvasPane(GraphPane):
         self.show_title()
 
     def show_title(self) -> None:
-        """One line (the map keeps every other row), cut short with an ellipsis."""
-        text = self.title_text()
-        text.no_wrap, text.overflow = True, "ellipsis"
-        self.query_one(".map-title", Static).update(text)
+        """One line (cut short by the CSS): the map keeps every other row."""
+        self.query_one(".map-title", Static).update(self.title_text())
 
     def title_text(self) -> Text:
         return Text()
