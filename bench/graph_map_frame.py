@@ -9,7 +9,7 @@ obsidian-hub-sized synthetic vault (bench_common.hub_sized_vault, built once und
 Each sample selects a neighbour on the map and presses Enter (delivered as a terminal
 delivers it); the time runs to the moment the canvas has rendered the new centre's frame:
 the query (app_graph_map), the layout (never cached: every centre is new) and the drawing.
-Also printed: the query alone and the layout alone for the same centres.
+Also printed: the query, the layout and the drawing alone for the same centres.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from textual import events
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
+from kbtui.graphmap.canvas import draw
 from kbtui.graphmap.layout import layout
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
@@ -58,7 +59,7 @@ MapCanvas.render = timed_render  # type: ignore[method-assign]
 
 def centres(runtime: VaultRuntime, count: int, seed: int) -> list[str]:
     """Entities of the linked kinds (people, projects, meetings ...), chosen at random."""
-    page = runtime.call("app_list_entities", {"limit": 5000})
+    page = runtime.call("app_list_entities", {"limit": 1000})
     ids = [str(e["id"]) for e in page["entities"] if not str(e["id"]).startswith("note:")]
     random.Random(seed).shuffle(ids)
     return ids[:count]
@@ -110,25 +111,31 @@ def main() -> None:
         vault = working_copy(cache, Path(tmp) / "vault")
         runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=False)
         stats = runtime.status()["stats"]
-        print(f"index: {stats['notes']} notes, {stats.get('entities', '?')} entities")
+        print(f"index: {stats['notes']} notes, {stats['links']} links")
         sample = centres(runtime, args.rounds, seed=7)
-        queries, layouts, sizes = [], [], []
+        queries, layouts, draws, sizes = [], [], [], []
         for centre in sample:
             started = time.perf_counter()
             found = runtime.call(
-                "app_graph_map", {"centre": centre, "depth": args.depth, "max_nodes": MAX_NODES}
+                "app_graph_map", {"centre": centre, "depth": args.depth, "maxNodes": MAX_NODES}
             )
+            if not found.get("ok"):
+                raise SystemExit(f"app_graph_map failed: {found.get('message')}")
             queries.append((time.perf_counter() - started) * 1000)
             hood = hood_from(found)
             sizes.append(len(hood.nodes))
             started = time.perf_counter()
-            layout(hood)
+            laid = layout(hood)
             layouts.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            draw(laid, SIZE[0], SIZE[1] - 8, selected=centre)
+            draws.append((time.perf_counter() - started) * 1000)
         after_enter = asyncio.run(frames(runtime, sample[0], args.rounds, args.depth))
         runtime.close()
     print(f"nodes on the map (depth {args.depth})      median {sorted(sizes)[len(sizes) // 2]}")
     print(f"app_graph_map query               {percentiles(queries)}")
     print(f"layout                            {percentiles(layouts)}")
+    print(f"drawing (canvas.draw, 120x32)     {percentiles(draws)}")
     print(f"Enter -> the new map's first frame {percentiles(after_enter)}   goal <= 300 ms")
     print(machine_note(before))
 
