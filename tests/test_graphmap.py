@@ -15,9 +15,9 @@ from rich.cells import get_character_cell_size
 from rich.text import Text
 
 from kbtui.graphmap.canvas import Frame, draw, label_of, nearest, shorten
-from kbtui.graphmap.colours import type_colour
+from kbtui.graphmap.colours import hood_palette, legend
 from kbtui.graphmap.layout import layout
-from kbtui.graphmap.model import Neighbourhood, hood_from_dict, hood_to_dict
+from kbtui.graphmap.model import MapNode, Neighbourhood, hood_from_dict, hood_to_dict
 from kbtui.graphmap.svg import to_svg
 from tests.graphmap_kit import made_up
 
@@ -74,12 +74,24 @@ def test_a_crowded_small_terminal_shortens_labels_before_leaving_any_out() -> No
 def test_labels_are_coloured_by_type_and_the_selection_stands_out() -> None:
     hood = made_up(12, seed=1)
     frame = draw(layout(hood), 200, 60, selected="n:3")
+    colours = hood_palette(hood)
     for key, (col, row, _) in frame.boxes.items():
         style = frame.lines[row].get_style_at_offset(_console(), col)
         node = hood.node(key)
         assert node is not None and style.color is not None
-        assert style.color.triplet is not None and style.color.triplet.hex == type_colour(node.type)
+        assert style.color.triplet is not None and style.color.triplet.hex == colours[node.type]
         assert bool(style.reverse) is (key == "n:3")
+
+
+def test_no_two_types_of_a_map_share_a_colour() -> None:
+    kinds = ["template", "category", "reference", "clipping", "attachment", "note", "daily"]
+    kinds += ["recipe", "book", "place", "podcast", "game", "company", "person", "project"]
+    hood = Neighbourhood(
+        "a0", tuple(MapNode(f"a{i}", kind, kind) for i, kind in enumerate(kinds)), ()
+    )
+    colours = [colour for _, colour in legend(hood)]
+    assert len(colours) == len(kinds) == len(set(colours))
+    assert dict(legend(hood)) == hood_palette(hood)
 
 
 def _console() -> object:

@@ -14,7 +14,7 @@ from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from kbtui.graphmap.colours import type_colour
+from kbtui.graphmap.colours import hood_palette, kind_of
 from kbtui.graphmap.model import Layout, MapNode
 from kbtui.graphmap.place import Box, Occupied, place, spiral
 
@@ -140,10 +140,13 @@ def draw(
     for (c, r), word in words.items():
         _put(grid[r], styles[r], c, word, EDGE_LABEL_STYLE)
     nodes = {n.id: n for n in layout.hood.nodes}
+    colours = hood_palette(layout.hood)
     for key, (col, row, size) in boxes.items():
         node = nodes[key]
         text = shorten(label_of(node), size)
-        style = _node_style(node, key == layout.hood.centre, key == selected)
+        style = _node_style(
+            node, colours[kind_of(node)], key == layout.hood.centre, key == selected
+        )
         _put(grid[row], styles[row], col, text, style)
     return Frame([_line(grid[r], styles[r]) for r in range(height)], boxes)
 
@@ -162,8 +165,7 @@ def _put(row: list[str], styles: list[Style | None], col: int, text: str, style:
         col += size
 
 
-def _node_style(node: MapNode, centre: bool, selected: bool) -> Style:
-    colour = type_colour("more" if node.more else node.type)
+def _node_style(node: MapNode, colour: str, centre: bool, selected: bool) -> Style:
     return Style(color=colour, bold=centre or selected, italic=bool(node.more), reverse=selected)
 
 

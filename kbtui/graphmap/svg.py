@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from rich.cells import cell_len
 
-from kbtui.graphmap.colours import legend, type_colour
+from kbtui.graphmap.colours import hood_palette, kind_of, legend
 from kbtui.graphmap.model import Layout, MapNode
 from kbtui.graphmap.place import Box, Occupied, place, spiral
 
@@ -108,12 +108,13 @@ def _edges(layout: Layout, boxes: dict[str, Box]) -> list[str]:
 
 def _nodes(layout: Layout, boxes: dict[str, Box]) -> list[str]:
     out = ['<g class="nodes">']
+    colours = hood_palette(layout.hood)
     for node in layout.hood.nodes:
         if node.id not in boxes:
             continue
         x, y, w, h = boxes[node.id]
-        kind = "more" if node.more else node.type
-        colour = type_colour(kind)
+        kind = kind_of(node)
+        colour = colours[kind]
         centre = node.id == layout.hood.centre
         full = f"+{node.more} more" if node.more else node.label
         out += [
