@@ -1,14 +1,13 @@
 """The graph map panes: a note's neighbourhood drawn as a map, and the whole vault's groups.
 
 Both ask the query layer for a neighbourhood (an envelope of nodes and edges), lay it out in
-a worker (graphmap, cached per neighbourhood: the same answer is never laid out twice) and
-hand it to a MapCanvas. The keys move the selection on the drawn map, so they work the same
-at every terminal size.
+a worker (graphmap caches layouts per neighbourhood: a save that changes nothing drawn costs
+no new layout) and hand it to a MapCanvas. The keys move the selection on the drawn map, so
+they work the same at every terminal size.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, ClassVar
 
 from rapidfuzz import fuzz, process
@@ -27,29 +26,11 @@ from kbtui.tui.widgets.map_canvas import MapCanvas
 
 MAX_DEPTH = 3
 MAX_NODES = 60
-LAYOUT_CACHE = 32  # neighbourhoods whose layout is kept
 
 
 def hood_from(envelope: dict[str, Any]) -> Neighbourhood:
     """The query layer's answer (plain JSON: it may come from the owner process) as a model."""
     return hood_from_dict(envelope.get("map") or {})
-
-
-class Layouts:
-    """Layouts by neighbourhood (a save that changes nothing drawn costs no new layout)."""
-
-    def __init__(self, size: int = LAYOUT_CACHE) -> None:
-        self.size = size
-        self._cache: OrderedDict[Neighbourhood, Layout] = OrderedDict()
-
-    def get(self, hood: Neighbourhood) -> Layout:
-        found = self._cache.get(hood)
-        if found is None:
-            found = self._cache[hood] = layout(hood)
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
-        self._cache.move_to_end(hood)
-        return found
 
 
 class DrillIn(Message):
@@ -91,7 +72,6 @@ class CanvasPane(GraphPane):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.layouts = Layouts()
         self.hood: Neighbourhood | None = None
 
     def compose(self) -> ComposeResult:
@@ -259,7 +239,7 @@ class MapPane(CanvasPane):
         else:
             args["group"] = group
         found = self.kb.tool("app_graph_map", args)
-        drawn = self.layouts.get(hood_from(found)) if found.get("ok") else None
+        drawn = layout(hood_from(found)) if found.get("ok") else None
         self.app.call_from_thread(self._show, place, found, drawn, keep)
 
     def _show(
@@ -337,7 +317,7 @@ class OverviewPane(CanvasPane):
     @work(thread=True, exclusive=True, group="graph-overview")
     def load(self) -> None:
         found = self.kb.tool("app_graph_map", {})
-        drawn = self.layouts.get(hood_from(found)) if found.get("ok") else None
+        drawn = layout(hood_from(found)) if found.get("ok") else None
         self.app.call_from_thread(self._show, found, drawn)
 
     def _show(self, found: dict[str, Any], drawn: Layout | None) -> None:
