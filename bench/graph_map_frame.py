@@ -90,6 +90,7 @@ async def frames(runtime: VaultRuntime, start: str, rounds: int, depth: int) -> 
             target = rng.choice(fresh)
             seen.add(target)
             pane.canvas.select(target)
+            await pilot.pause()  # the selection drawn (as a person sees it before Enter)
             started = time.perf_counter()
             app.post_message(events.Key("enter", None))
             while target not in drawn:
