@@ -231,3 +231,23 @@ async def test_a_save_updates_the_open_map_and_keeps_the_selection(
         assert pane.canvas.selected == "project:tidepool_app"
         frame = pane.canvas.frame()
         assert frame is not None and "project:kestrel_dashboard" in frame.boxes
+
+
+async def test_enter_on_more_makes_room_for_the_rest(runtime: VaultRuntime) -> None:
+    """Depth 2 around a busy person fills the map: Enter on its "+N more" node asks again with
+    twice the room, and notes left out before are drawn."""
+    app = make_app(runtime)
+    async with app.run_test(size=(200, 60)) as pilot:
+        pane = await open_map(pilot, app, PERSON)
+        await pilot.press("plus")
+        await settle(pilot)
+        assert pane.hood is not None
+        before = {n.id for n in pane.hood.nodes if not n.more}
+        more = [n for n in pane.hood.nodes if n.more]
+        assert more and len(pane.hood.nodes) == 60  # full, with some left out
+        pane.canvas.select(max(more, key=lambda n: n.more).id)
+        await pilot.press("enter")
+        await settle(pilot)
+        after = {n.id for n in pane.hood.nodes if not n.more}
+        assert pane.centre == PERSON and before < after and len(after) > 60
+        assert f"{len(pane.hood.nodes)} nodes" in str(pane.query_one(".map-title").render())

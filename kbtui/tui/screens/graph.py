@@ -119,6 +119,8 @@ class GraphScreen(KbScreen):
         entity_id = self.query_one(f"#pane-{tab}", GraphPane).current_id()
         if entity_id:
             self.post_message(OpenNote(entity_id))
+        elif tab == "overview":
+            self.notify("A group is not a note: Enter shows its notes on the map.")
 
     def index_changed(self) -> None:
         if self.entity_id is not None:

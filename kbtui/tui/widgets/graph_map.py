@@ -26,6 +26,7 @@ from kbtui.tui.widgets.map_canvas import MapCanvas
 
 MAX_DEPTH = 3
 MAX_NODES = 60
+MOST_NODES = 240  # Enter on "+N more" doubles the room, up to this
 
 
 def hood_from(envelope: dict[str, Any]) -> Neighbourhood:
@@ -65,7 +66,7 @@ class CanvasPane(GraphPane):
         Binding("right,l", "move('right')", "Select right", show=False, id="map.right"),
         Binding("up,k", "move('up')", "Select above", show=False, id="map.up"),
         Binding("down,j", "move('down')", "Select below", show=False, id="map.down"),
-        Binding("slash", "find", "Find", id="map.find"),
+        Binding("slash", "find", "Find", tooltip="Find a node on the map by name", id="map.find"),
         Binding("e", "edge_labels", "Edge labels", id="map.edge_labels"),
     ]
     PLACEHOLDER = ""
@@ -155,7 +156,7 @@ class CanvasPane(GraphPane):
         return text
 
 
-Place = tuple[str | None, str | None, int, str | None]  # centre, group, depth, type filter
+Place = tuple[str | None, str | None, int, str | None, int]  # centre, group, depth, type, room
 
 
 class MapPane(CanvasPane):
@@ -163,10 +164,22 @@ class MapPane(CanvasPane):
     Enter centres on the selected node."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "recentre", "Centre here", id="map.centre"),
+        Binding(
+            "enter",
+            "recentre",
+            "Centre here",
+            tooltip='Centre the map on the selected note; on "+N more": room for more nodes',
+            id="map.centre",
+        ),
         Binding("plus,equals_sign", "depth(1)", "Depth +", id="map.deeper"),
         Binding("minus", "depth(-1)", "Depth -", id="map.shallower"),
-        Binding("t", "cycle_type", "Type filter", id="map.type"),
+        Binding(
+            "t",
+            "cycle_type",
+            "Type filter",
+            tooltip="Keep one type of neighbour; each press the next type, then all",
+            id="map.type",
+        ),
         Binding("backspace", "previous", "Previous centre", show=False, id="map.previous"),
     ]
     PLACEHOLDER = "Open a note and press g, or drill into a group under Overview."
@@ -176,6 +189,7 @@ class MapPane(CanvasPane):
         self.centre: str | None = None
         self.group: str | None = None  # an overview group's members instead of a centre
         self.depth = 1
+        self.room = MAX_NODES  # nodes at most on this map
         self.type_filter: str | None = None
         self.types: list[str] = []  # the types on the unfiltered map, for `t`
         self.trail: list[tuple[str | None, str | None]] = []  # earlier (centre, group)
@@ -183,7 +197,7 @@ class MapPane(CanvasPane):
         self.shown: Place | None = None  # what the canvas shows
 
     def place(self) -> Place:
-        return (self.centre, self.group, self.depth, self.type_filter)
+        return (self.centre, self.group, self.depth, self.type_filter, self.room)
 
     def centre_on(self, entity_id: str, remember: bool = True, load: bool = True) -> None:
         """Centre on an entity; with `load` False only once the tab is shown (show_pending)."""
@@ -200,7 +214,7 @@ class MapPane(CanvasPane):
         if remember and here != (None, None) and here != (centre, group):
             self.trail.append(here)
         if here != (centre, group):
-            self.type_filter, self.types = None, []
+            self.type_filter, self.types, self.room = None, [], MAX_NODES
         self.centre, self.group = centre, group
         self.pending = not load
         if load:
@@ -230,8 +244,8 @@ class MapPane(CanvasPane):
 
     @work(thread=True, exclusive=True, group="graph-map")
     def load(self, place: Place, keep: str | None) -> None:
-        centre, group, depth, type_filter = place
-        args: dict[str, Any] = {"maxNodes": MAX_NODES}
+        centre, group, depth, type_filter, room = place
+        args: dict[str, Any] = {"maxNodes": room}
         if centre is not None:
             args.update(centre=centre, depth=depth)
             if type_filter:
@@ -278,8 +292,15 @@ class MapPane(CanvasPane):
         return text + self.selected_text()
 
     def action_recentre(self) -> None:
+        """Enter: centre on the selected note; on "+N more", make room for more nodes."""
         node = self.node(self.canvas.selected)
-        if node is not None and not node.more and node.id != self.centre:
+        if node is None:
+            return
+        if node.more:
+            if self.room < MOST_NODES:
+                self.room = min(MOST_NODES, self.room * 2)
+                self.reload()
+        elif node.id != self.centre:
             self.centre_on(node.id)
 
     def action_previous(self) -> None:
