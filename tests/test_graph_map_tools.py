@@ -3,7 +3,6 @@ tools that carry them (app_graph_map, kg_graph_image) and `kbtui graph`."""
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from PIL import Image
 
 from kbtui.cli import main
 from kbtui.config import Settings
@@ -142,6 +142,15 @@ def test_kbtui_graph_writes_an_svg_and_draws_in_the_terminal(tui_vault: Path) ->
     assert code == 0 and "Sofia Marquez" in output and "Priya Raman" in output
     code, output = run(tui_vault, "graph")
     assert code == 0 and "person (14)" in output
+    png = tui_vault.parent / "sofia.png"
+    code, output = run(tui_vault, "graph", "Sofia Marquez", "--png", str(png))
+    assert code == 0 and png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    with Image.open(png) as picture:  # the SVG's own size, rendered
+        width = float(ET.fromstring(out.read_text(encoding="utf-8")).get("width", 0))
+        assert picture.size[0] > 500 and width > 500
+        colours = picture.convert("RGB").getcolors(1 << 20) or []
+        assert len(colours) > 50  # boxes, lines and anti-aliased text, not a blank page
+    before = out.read_bytes()
     code, output = run(tui_vault, "graph", "Nobody At All", "--svg", str(out))
     assert code == 1 and "no entity named" in output
-    assert json.dumps(ET.fromstring(out.read_text(encoding="utf-8")).tag)  # left as it was
+    assert out.read_bytes() == before  # a failed call leaves the file as it was

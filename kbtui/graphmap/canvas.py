@@ -16,7 +16,7 @@ from rich.text import Text
 
 from kbtui.graphmap.colours import hood_palette, kind_of
 from kbtui.graphmap.model import Layout, MapNode
-from kbtui.graphmap.place import Box, Occupied, place, spiral
+from kbtui.graphmap.place import Rows, place
 
 Direction = Literal["left", "right", "up", "down"]
 MAX_LABEL = 24
@@ -66,9 +66,8 @@ def place_labels(
     limit = max(4, min(MAX_LABEL, width // 3))
     pad = min(limit // 2, width // 4)
     span_x, span_y = max(width - 1 - 2 * pad, 1), max(height - 1, 1)
-    occupied = Occupied.empty(1.0, 0.0, 8.0)
-    offsets = spiral(1.0, 1.0, max(4, min(20, width // 4)))
-    offsets.sort(key=lambda o: (o[0] ** 2 + (2 * o[1]) ** 2, abs(o[1]), o[0]))
+    rows = Rows(float(width), height, 1.0)
+    reach = (max(10.0, width / 4), max(3, height // 4))
     boxes: dict[str, tuple[int, int, int]] = {}
     for size in (limit, 10, 5):
         todo = []
@@ -77,10 +76,11 @@ def place_labels(
                 continue
             x, y = layout.pos[node.id]
             text = shorten(label_of(node), size)
-            todo.append((node.id, pad + x * span_x + 0.5, y * span_y + 0.5, cell_len(text), 1.0))
-        got = place(todo, (width, height), occupied, offsets, snap=float.__floor__)
-        for key, (bx, by, bw, _) in got.items():
-            boxes[key] = (int(bx), int(by), int(bw))
+            todo.append((node.id, pad + x * span_x + 0.5, y * span_y, float(cell_len(text))))
+        sizes = {t[0]: int(t[3]) for t in todo}
+        got = place(todo, rows, reach, row_weight=2.0, whole=True)
+        for key, (bx, by) in got.items():
+            boxes[key] = (int(bx), by, sizes[key])
     return boxes
 
 
@@ -187,21 +187,19 @@ def _edge_words(
 ) -> dict[tuple[int, int], str]:
     """Edge labels at edge midpoints where they fit beside the node labels (never over one):
     (col, row) -> text."""
-    occupied = Occupied.empty(1.0, 0.0, 8.0)
+    rows = Rows(float(width), height, 1.0)
     for col, row, size in boxes.values():
-        occupied.add((float(col), float(row), float(size), 1.0))
+        rows.take(float(col), row, float(size))
     todo = []
     for i, edge in enumerate(layout.hood.edges):
         if edge.label and edge.source in boxes and edge.target in boxes:
             (c0, r0, s0), (c1, r1, s1) = boxes[edge.source], boxes[edge.target]
-            mid_x, mid_y = (c0 + s0 / 2 + c1 + s1 / 2) / 2, (r0 + r1) / 2 + 0.5
-            text = shorten(edge.label, 14)
-            todo.append((f"{i}", mid_x, mid_y, cell_len(text), 1.0))
-    offsets = spiral(1.0, 1.0, 1)
-    got: dict[str, Box] = place(todo, (width, height), occupied, offsets, float.__floor__)
+            mid_x, mid_y = (c0 + s0 / 2 + c1 + s1 / 2) / 2, (r0 + r1) / 2
+            todo.append((f"{i}", mid_x, mid_y, float(cell_len(shorten(edge.label, 14)))))
+    got = place(todo, rows, (3.0, 1), row_weight=2.0, whole=True)
     return {
-        (int(x), int(y)): shorten(layout.hood.edges[int(key)].label, 14)
-        for key, (x, y, _, _) in got.items()
+        (int(x), row): shorten(layout.hood.edges[int(key)].label, 14)
+        for key, (x, row) in got.items()
     }
 
 
