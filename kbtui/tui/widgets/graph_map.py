@@ -240,10 +240,13 @@ class MapPane(CanvasPane):
             return
         if self.shown is None:
             self.canvas.say("drawing…")
-        self.load(self.place(), self.canvas.selected)
+        # The same place asked again (a save, another depth): nodes start where they were.
+        drawn = self.canvas.map_layout
+        same = self.shown is not None and self.shown[:2] == self.place()[:2]
+        self.load(self.place(), self.canvas.selected, drawn if same else None)
 
     @work(thread=True, exclusive=True, group="graph-map")
-    def load(self, place: Place, keep: str | None) -> None:
+    def load(self, place: Place, keep: str | None, previous: Layout | None = None) -> None:
         centre, group, depth, type_filter, room = place
         args: dict[str, Any] = {"maxNodes": room}
         if centre is not None:
@@ -253,7 +256,7 @@ class MapPane(CanvasPane):
         else:
             args["group"] = group
         found = self.kb.tool("app_graph_map", args)
-        drawn = layout(hood_from(found)) if found.get("ok") else None
+        drawn = layout(hood_from(found), previous=previous) if found.get("ok") else None
         self.app.call_from_thread(self._show, place, found, drawn, keep)
 
     def _show(
