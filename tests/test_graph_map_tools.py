@@ -101,6 +101,11 @@ def test_overview_groups_by_type_weighted_by_notes(kb: KnowledgeBase) -> None:
         assert node.type == kind and node.weight == listed and node.label == f"{kind} ({listed})"
     pair = {frozenset((e.source, e.target)): int(e.label) for e in view.edges}
     assert pair[frozenset(("type:person", "type:project"))] > 0
+    two = overview(kb.store, ["person", "project"])
+    assert {n.id for n in two.nodes} == {"type:person", "type:project"}
+    assert {frozenset((e.source, e.target)): int(e.label) for e in two.edges} == {
+        frozenset(("type:person", "type:project")): pair[frozenset(("type:person", "type:project"))]
+    }
     people = group_map(kb.store, "type:person", max_nodes=5)
     assert [n.type for n in people.nodes[:4]] == ["person"] * 4
     total = kb.call("app_list_entities", {"type": "person", "limit": 1})["total"]

@@ -69,7 +69,7 @@ def place_labels(
     rows = Rows(float(width), height, 1.0)
     reach = (max(10.0, width / 4), max(3, height // 4))
     boxes: dict[str, tuple[int, int, int]] = {}
-    for size in (limit, 10, 5):
+    for size in (limit, *(s for s in (10, 5) if s < limit)):
         todo = []
         for node in nodes:
             if node.id in boxes:

@@ -149,14 +149,19 @@ def _edge_label(kind: str, label: str) -> str:
     return "" if kind == PLAIN_LINK else kind.lower()
 
 
-def overview(store: Store) -> Neighbourhood:
-    """The vault by entity type: one node per type (weight = notes), edges = links between."""
-    counts = store.map_type_counts()
+def overview(store: Store, types: Sequence[str] | None = None) -> Neighbourhood:
+    """The vault by entity type: one node per type (weight = notes), edges = links between;
+    `types` keeps only those groups."""
+    wanted = {t.lower() for t in types} if types else None
+    counts = [(kind, n) for kind, n in store.map_type_counts() if _fits(kind, wanted)]
     nodes = tuple(
         MapNode(GROUP_PREFIX + kind, f"{kind} ({n})", kind, weight=float(n)) for kind, n in counts
     )
+    shown = {kind for kind, _ in counts}
     edges = tuple(
-        MapEdge(GROUP_PREFIX + a, GROUP_PREFIX + b, str(n)) for a, b, n in store.map_type_links()
+        MapEdge(GROUP_PREFIX + a, GROUP_PREFIX + b, str(n))
+        for a, b, n in store.map_type_links()
+        if a in shown and b in shown
     )
     return Neighbourhood(None, nodes, edges)
 

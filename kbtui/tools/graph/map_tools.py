@@ -36,7 +36,7 @@ def _hood(
         return neighbourhood(store, centre, depth=depth, types=args.get("types"), max_nodes=cap)
     if group:
         return group_map(store, group, max_nodes=cap)
-    return overview(store)
+    return overview(store, args.get("types"))
 
 
 def svg_title(hood: Neighbourhood) -> str:
