@@ -34,6 +34,10 @@ SHOTS = {
     "path": "test_path_result",
     "merge": "test_merge_confirmation",
     "base": "test_base_table",
+    "map": "test_graph_map_200x60",
+    "map-small": "test_graph_map_80x24",
+    "map-kepano": "test_graph_map_kepano",
+    "overview": "test_graph_overview",
 }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.message import Message
 from textual.pilot import Pilot
 
@@ -18,14 +19,17 @@ from kbtui.runtime.owner import OwnerUnavailable
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
-from tests.conftest import open_runtime
+from tests.conftest import copy_vault, open_runtime
 from tests.test_tui_bases import CONCEPTS
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
 Snap = Callable[..., bool]
+KEPANO = Path("/work/shared/data/vaults/kepano")
 
 
-def shot(snap_compare: Snap, app: KbApp, *steps: Message | str) -> bool:
+def shot(
+    snap_compare: Snap, app: KbApp, *steps: Message | str, size: tuple[int, int] = SIZE
+) -> bool:
     """Run the steps (a message to post, `type:<text>`, or a key), settling after each, then
     compare the screen with the stored SVG."""
 
@@ -40,7 +44,7 @@ def shot(snap_compare: Snap, app: KbApp, *steps: Message | str) -> bool:
                 await pilot.press(step)
             await settle(pilot)
 
-    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    return snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_start_lists_notes(snap_compare: Snap, runtime: VaultRuntime) -> None:
@@ -62,7 +66,38 @@ def test_note_not_found(snap_compare: Snap, runtime: VaultRuntime) -> None:
 
 
 def test_graph_neighbours(snap_compare: Snap, runtime: VaultRuntime) -> None:
-    assert shot(snap_compare, make_app(runtime), OpenNote("project:vector_watch_project"), "g")
+    entity = "project:vector_watch_project"
+    assert shot(snap_compare, make_app(runtime), OpenNote(entity), ShowGraph(entity))
+
+
+def test_graph_map_80x24(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """g on a person's note: the map fitted to a small terminal, the centre selected."""
+    app = make_app(runtime)
+    assert shot(snap_compare, app, OpenNote("person:andrei_clodius"), "g", size=(80, 24))
+
+
+def test_graph_map_200x60(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """The same map on a big terminal, a neighbour found and selected by keys."""
+    app = make_app(runtime)
+    steps = (OpenNote("person:andrei_clodius"), "g", "slash", "type:tidepool", "enter")
+    assert shot(snap_compare, app, *steps, size=(200, 60))
+
+
+def test_graph_overview(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """The whole vault as groups sized by notes, the links between groups."""
+    assert shot(snap_compare, make_app(runtime), ShowGraph(None, "overview"), size=(160, 48))
+
+
+@pytest.mark.skipif(not KEPANO.is_dir(), reason="kepano's vault is not here")
+def test_graph_map_kepano(snap_compare: Snap, tmp_path: Path) -> None:
+    """A real vault's map: Steph Ango's reference note, two hops out, edge labels on."""
+    vault = copy_vault(tmp_path / "kepano", KEPANO)
+    runtime = open_runtime(vault, HashEmbedder())
+    try:
+        steps = (ShowGraph("reference:steph_ango", "map"), "plus", "e")
+        assert shot(snap_compare, make_app(runtime), *steps, size=(160, 48))
+    finally:
+        runtime.close()
 
 
 def test_path_result(snap_compare: Snap, runtime: VaultRuntime) -> None:

@@ -32,6 +32,7 @@ from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
 from kbtui.tui.screens.tasks import TasksScreen
 from kbtui.tui.widgets.graph_browse import DuplicatesPane
+from kbtui.tui.widgets.graph_map import CanvasPane, MapPane, OverviewPane
 from kbtui.tui.widgets.graph_walk import NeighboursPane
 from kbtui.tui.widgets.status import pass_summary, report_summary
 
@@ -212,7 +213,7 @@ class KbApp(App[None]):
         screen = self.screen
         if isinstance(screen, GraphScreen):
             if message.entity_id is not None:
-                screen.centre_on(message.entity_id)
+                screen.centre_on(message.entity_id, message.tab)
             else:
                 screen.action_tab(message.tab)
         else:
@@ -221,8 +222,9 @@ class KbApp(App[None]):
     def action_graph(self, tab: str = "neighbours") -> None:
         screen = self.screen
         entity_id = screen.entity_id if isinstance(screen, NoteScreen) else None
-        if entity_id is None and tab == "neighbours":
-            tab = "entities"  # no entity to centre on: start from the list of entities
+        if entity_id is None and tab in ("neighbours", "map"):
+            # no entity to centre on: start from the list of entities, or the vault's groups
+            tab = "entities" if tab == "neighbours" else "overview"
         self.post_message(ShowGraph(entity_id, tab))
 
     def action_tasks(self) -> None:
@@ -239,6 +241,8 @@ class KbApp(App[None]):
                     ("Search", SearchScreen.BINDINGS),
                     ("Note", NoteScreen.BINDINGS),
                     ("Graph", GraphScreen.BINDINGS + NeighboursPane.BINDINGS),
+                    ("Graph map", CanvasPane.BINDINGS + MapPane.BINDINGS),
+                    ("Graph overview", OverviewPane.BINDINGS),
                     ("Tasks", TasksScreen.BINDINGS),
                     ("Duplicates", DuplicatesPane.BINDINGS),
                 ]

@@ -68,6 +68,8 @@ class KbCommands(Provider):
                 graph("duplicates"),
             ),
             ("Graph of the current note", "Neighbours by relationship type", app.action_graph),
+            ("Map of the current note", "Its neighbours drawn", partial(app.action_graph, "map")),
+            ("Overview of the vault", "Groups of notes and their links", graph("overview")),
             ("Switch vault…", "Open another vault folder", app.action_switch_vault),
             ("Keys (help)", "Every key of every screen", app.action_help),
         ]

@@ -1,4 +1,5 @@
-"""The graph view: neighbours, path finder, entities by type, duplicates review."""
+"""The graph view: neighbours, path finder, entities by type, duplicates review, the map of
+a note's neighbourhood and the overview of the whole vault."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from textual.widgets import Input, TabbedContent, TabPane
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.widgets.graph_browse import DuplicatesPane, EntitiesPane
+from kbtui.tui.widgets.graph_map import DrillIn, MapPane, OverviewPane
 from kbtui.tui.widgets.graph_walk import GraphPane, NeighboursPane, PathPane
 
-TABS = ("neighbours", "path", "entities", "duplicates")
+TABS = ("neighbours", "path", "entities", "duplicates", "map", "overview")
 
 
 class GraphScreen(KbScreen):
-    """Tabs 1-4; Enter centres the graph on an entity, o opens its note."""
+    """Tabs 1-6; Enter centres the graph on an entity, o opens its note."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="graph.back"),
@@ -53,18 +55,24 @@ class GraphScreen(KbScreen):
                 yield EntitiesPane(id="pane-entities")
             with TabPane("4 Duplicates", id="duplicates"):
                 yield DuplicatesPane(id="pane-duplicates")
+            with TabPane("5 Map", id="map"):
+                yield MapPane(id="pane-map")
+            with TabPane("6 Overview", id="overview"):
+                yield OverviewPane(id="pane-overview")
 
     def on_mount(self) -> None:
         if self.entity_id is not None:
-            self.centre_on(self.entity_id)
+            self.centre_on(self.entity_id, self.initial_tab)
         self._activated(self.initial_tab)
 
-    def centre_on(self, entity_id: str) -> None:
-        """Show an entity's neighbours (and make it the path finder's start)."""
+    def centre_on(self, entity_id: str, tab: str = "neighbours") -> None:
+        """Show an entity's neighbours, as a tree or (tab "map") a map, and make it the path
+        finder's start. The map is drawn only when its tab is shown."""
         self.entity_id = entity_id
         self.query_one(NeighboursPane).centre_on(entity_id)
         self.query_one(PathPane).prefill(entity_id)
-        self.action_tab("neighbours")
+        self.query_one(MapPane).centre_on(entity_id, load=tab == "map")
+        self.action_tab(tab if tab in ("neighbours", "map") else "neighbours")
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -82,6 +90,8 @@ class GraphScreen(KbScreen):
             "path": "#path-to" if start_filled else "#path-from",
             "entities": "#entity-types",
             "duplicates": "#dup-table",
+            "map": "#pane-map .map-canvas",
+            "overview": "#pane-overview .map-canvas",
         }[tab]
         if tab not in self._loaded:
             self._loaded.add(tab)
@@ -89,7 +99,17 @@ class GraphScreen(KbScreen):
                 self.query_one(EntitiesPane).load()
             elif tab == "duplicates":
                 self.query_one(DuplicatesPane).load()
+            elif tab == "overview":
+                self.query_one(OverviewPane).load()
+        if tab == "map":
+            self.query_one(MapPane).show_pending()
         self.query_one(focus).focus()
+
+    @on(DrillIn)
+    def _drill_in(self, event: DrillIn) -> None:
+        """A group of the overview: its own map."""
+        self.query_one(MapPane).show_group(event.group_id)
+        self.action_tab("map")
 
     def action_back(self) -> None:
         self.dismiss()
@@ -99,7 +119,12 @@ class GraphScreen(KbScreen):
         entity_id = self.query_one(f"#pane-{tab}", GraphPane).current_id()
         if entity_id:
             self.post_message(OpenNote(entity_id))
+        elif tab == "overview":
+            self.notify("A group is not a note: Enter shows its notes on the map.")
 
     def index_changed(self) -> None:
         if self.entity_id is not None:
             self.query_one(NeighboursPane).load(self.entity_id)
+        self.query_one(MapPane).refresh_map()  # the selection stays where it is
+        if "overview" in self._loaded:
+            self.query_one(OverviewPane).load()

@@ -57,7 +57,7 @@ class NoteScreen(KbScreen):
             id="note.back_key",
         ),
         Binding("e", "edit", "Edit", id="note.edit"),
-        Binding("g", "graph", "Graph", id="note.graph"),
+        Binding("g", "graph", "Graph map", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
         Binding("b", "focus_panel('note-backlinks')", "Backlinks", id="note.backlinks"),
         Binding("u", "focus_panel('note-mentions')", "Mentions", id="note.mentions"),
@@ -146,7 +146,7 @@ class NoteScreen(KbScreen):
         self.load(self.entity_id)
 
     def action_graph(self) -> None:
-        self.post_message(ShowGraph(self.entity_id))
+        self.post_message(ShowGraph(self.entity_id, "map"))
 
     def action_open_file(self) -> None:
         """`o`: the note's file (a PDF above all) in the system's viewer."""

@@ -135,12 +135,12 @@ class NeighboursPane(GraphPane):
             self.centre_on(event.node.data)
 
 
-TAB_DIGITS = "1234"  # the graph screen's tabs
+TAB_DIGITS = "123456"  # the graph screen's tabs
 
 
 class NameField(Input):
     """A name to look up. Empty, it leaves the tab digits to the screen (Textual drops every
-    binding of a key the focused field would type): on the Path tab 1-4 switch tabs as on
+    binding of a key the focused field would type): on the Path tab 1-6 switch tabs as on
     the others; once a name is begun, a digit is part of it ("Q3 2026")."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
