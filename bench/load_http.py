@@ -17,6 +17,7 @@ with the real model (queries are embedded as an assistant's would be).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import socket
@@ -83,6 +84,12 @@ def entity_ids(vault: Path) -> list[str]:
         return sorted(eid for eid, *_ in store.note_states().values())
     finally:
         store.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used (/proc/<pid>/stat), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -217,9 +224,11 @@ async def one_run(
 
 
 def report(
-    tally: Tally, clients: int, mode: str, seconds: float, rss: dict[str, float], machine: str
+    tally: Tally, clients: int, mode: str, seconds: float, pid: int, cpu: float, machine: str
 ) -> None:
+    """`cpu`: the server's CPU seconds over the run (scans, saves and calls together)."""
     calls = sum(len(v) for v in tally.ms.values())
+    rss = memory_fields(pid)
     scans = tally.scans
     print(
         f"\n== {clients} client(s), {mode}: {calls / seconds:.1f} calls/s over {seconds:.0f} s, "
@@ -233,8 +242,9 @@ def report(
             p = [quantile(ms, q) for q in (0.5, 0.95, 0.99)]
             print(f"   {name:<18}{len(ms):>6}{p[0]:>9.1f}{p[1]:>9.1f}{p[2]:>9.1f}")
     print(
-        f"   server RSS {rss['VmRSS']:.0f} MB (peak {rss['VmHWM']:.0f}); {machine}"
-        + "".join(f"\n   error: {e}" for e in tally.errors[:5])
+        f"   server CPU {100 * cpu / seconds:.0f}% of a core ({1000 * cpu / max(calls, 1):.1f} ms "
+        f"a call, scans and saves included), RSS {rss['VmRSS']:.0f} MB (peak "
+        f"{rss['VmHWM']:.0f}); {machine}" + "".join(f"\n   error: {e}" for e in tally.errors[:5])
     )
 
 
@@ -261,12 +271,12 @@ def main() -> None:
         anyio.run(one_run, url, token, ids, 1, False, args.warmup, vault)  # model, side files
         for clients in args.clients:
             for mode in modes:
-                before = cpu_times()
+                before, spent = cpu_times(), cpu_seconds(server.pid)
                 tally = anyio.run(
                     one_run, url, token, ids, clients, mode == "pace", args.seconds, vault
                 )
-                report(tally, clients, mode, args.seconds, memory_fields(server.pid),
-                       machine_note(before))  # fmt: skip
+                spent = cpu_seconds(server.pid) - spent
+                report(tally, clients, mode, args.seconds, server.pid, spent, machine_note(before))
     finally:
         server.terminate()
         try:

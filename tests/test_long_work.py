@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 
 import kbtui.search.topics as topics
+import kbtui.tools.graph.extract as extract
+import kbtui.tools.graph.rename as rename
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.runtime.traffic import PAUSE_LIMIT, CallTraffic
@@ -181,3 +183,45 @@ def test_long_work_pauses_while_a_call_is_in_flight_and_not_otherwise() -> None:
     done.set()
     other.join(WAIT)
     assert traffic.in_flight() == 0
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "name", "args"),
+    [
+        (extract, "find_duplicates", "kg_find_duplicates", {"threshold": 0.8}),
+        (
+            rename,
+            "rewrite_links",
+            "kg_rename_entity",
+            {"entityId": "person:andrei_clodius", "newName": "Andrei C", "dryRun": True},
+        ),
+    ],
+)
+def test_a_search_answers_while_duplicates_or_a_rename_are_planned(
+    runtime: VaultRuntime,
+    monkeypatch: pytest.MonkeyPatch,
+    module: Any,
+    function: str,
+    name: str,
+    args: dict[str, Any],
+) -> None:
+    working, go = threading.Event(), threading.Event()
+    real = getattr(module, function)
+
+    def held(*a: Any, **k: Any) -> Any:
+        working.set()
+        go.wait(WAIT)
+        return real(*a, **k)
+
+    monkeypatch.setattr(module, function, held)
+    planner, plan = _in_thread(lambda: runtime.call(name, args))
+    try:
+        assert working.wait(WAIT)
+        searcher, search = _in_thread(lambda: runtime.call("kb_search", {"query": "battery"}))
+        searcher.join(WAIT)
+        assert search.get("answer", {}).get("ok"), f"the search waited for {name}"
+        assert "answer" not in plan
+    finally:
+        go.set()
+    planner.join(WAIT)
+    assert plan["answer"]["ok"], plan
