@@ -59,6 +59,11 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     scans: list[float] = field(default_factory=list)
     saves: int = 0
+    ready: int = 0  # sessions initialized; the clock starts once all are
+    go: anyio.Event = field(default_factory=anyio.Event)
+    until: float = 0.0
+    server: int = 0  # the server's pid: its CPU is counted from the start of the clock
+    cpu_at_start: float = 0.0
 
 
 def build_vault(work: Path) -> Path:
@@ -127,7 +132,7 @@ def call_args(name: str, rng: random.Random, ids: list[str]) -> dict[str, Any]:
     return {"fromEntityId": rng.choice(ids), "toEntityId": rng.choice(ids), "maxHops": 4}
 
 
-async def _session(url: str, token: str, body: Any) -> None:
+async def _session(url: str, token: str, body: Any, tally: Tally) -> None:
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -139,6 +144,8 @@ async def _session(url: str, token: str, body: Any) -> None:
         ClientSession(read, write) as session,
     ):
         await session.initialize()
+        tally.ready += 1
+        await tally.go.wait()
         await body(session)
 
 
@@ -154,41 +161,39 @@ async def _call(session: Any, name: str, args: dict[str, Any]) -> str | None:
     return None
 
 
-async def client(
-    url: str, token: str, seed: int, ids: list[str], pace: bool, until: float, tally: Tally
-) -> None:
+async def client(url: str, token: str, seed: int, ids: list[str], pace: bool, tally: Tally) -> None:
     rng = random.Random(seed)
     names, weights = TOOLS, [w for _, w in MIX]
 
     async def body(session: Any) -> None:
-        while time.monotonic() < until:
+        while time.monotonic() < tally.until:
             if pace:
                 await anyio.sleep(rng.uniform(0.25, 0.75))
             name = rng.choices(names, weights)[0]
             args = call_args(name, rng, ids)
             start = time.perf_counter()
             error = await _call(session, name, args)
-            if time.monotonic() > until + 5:
+            if time.monotonic() > tally.until + 5:
                 return  # answered after the run: not counted
             tally.ms[name].append((time.perf_counter() - start) * 1000)
             if error:
                 tally.errors.append(error)
 
-    await _session(url, token, body)
+    await _session(url, token, body, tally)
 
 
-async def scanner(url: str, token: str, until: float, tally: Tally) -> None:
+async def scanner(url: str, token: str, tally: Tally) -> None:
     """Vault-wide unlinked-mention scans, back to back."""
 
     async def body(session: Any) -> None:
-        while time.monotonic() < until:
+        while time.monotonic() < tally.until:
             start = time.perf_counter()
             error = await _call(session, "kg_suggest_links", {"limit": 20})
             tally.scans.append(time.perf_counter() - start)
             if error:
                 tally.errors.append(error)
 
-    await _session(url, token, body)
+    await _session(url, token, body, tally)
 
 
 def writer(vault: Path, stop: threading.Event, tally: Tally) -> None:
@@ -205,21 +210,35 @@ def writer(vault: Path, stop: threading.Event, tally: Tally) -> None:
 
 
 async def one_run(
-    url: str, token: str, ids: list[str], clients: int, pace: bool, seconds: float, vault: Path
+    url: str,
+    token: str,
+    ids: list[str],
+    clients: int,
+    pace: bool,
+    seconds: float,
+    vault: Path,
+    server: int = 0,
 ) -> Tally:
-    tally = Tally()
-    until = time.monotonic() + seconds
+    """Every session initialized first, then `seconds` of calls, saves and scans."""
+    tally = Tally(server=server)
     stop = threading.Event()
     saves = threading.Thread(target=writer, args=(vault, stop, tally), daemon=True)
-    saves.start()
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(scanner, url, token, until, tally)
+            tg.start_soon(scanner, url, token, tally)
             for i in range(clients):
-                tg.start_soon(client, url, token, 1000 * clients + i, ids, pace, until, tally)
+                tg.start_soon(client, url, token, 1000 * clients + i, ids, pace, tally)
+            while tally.ready < clients + 1:
+                await anyio.sleep(0.05)
+            tally.until = time.monotonic() + seconds
+            if tally.server:
+                tally.cpu_at_start = cpu_seconds(tally.server)
+            saves.start()
+            tally.go.set()
     finally:
         stop.set()
-        saves.join()
+        if saves.is_alive():
+            saves.join()
     return tally
 
 
@@ -271,11 +290,12 @@ def main() -> None:
         anyio.run(one_run, url, token, ids, 1, False, args.warmup, vault)  # model, side files
         for clients in args.clients:
             for mode in modes:
-                before, spent = cpu_times(), cpu_seconds(server.pid)
+                before = cpu_times()
                 tally = anyio.run(
-                    one_run, url, token, ids, clients, mode == "pace", args.seconds, vault
-                )
-                spent = cpu_seconds(server.pid) - spent
+                    one_run, url, token, ids, clients, mode == "pace", args.seconds, vault,
+                    server.pid,
+                )  # fmt: skip
+                spent = cpu_seconds(server.pid) - tally.cpu_at_start
                 report(tally, clients, mode, args.seconds, server.pid, spent, machine_note(before))
     finally:
         server.terminate()
