@@ -1,11 +1,11 @@
 """Calls in flight, so that long work gives way to them (issue 33).
 
-Long work (a vault-wide unlinked-mentions scan, a cluster build) runs with the store lock let
-go, but it is Python work on the one interpreter lock: a search beside it waited up to the
-interpreter's switch interval (5 ms) at each of its hundreds of points that let the
-interpreter go (a DuckDB query, a side-file read), so 16 clients saw kb_search p95 460 ms.
-Long work now works in slices and, between two, waits while other calls are in flight (up to
-PAUSE_LIMIT, so it still finishes under saturation).
+Long work (a vault-wide unlinked-mentions scan, a cluster build, duplicate detection) runs
+with the store lock let go, but the scan is Python work on the one interpreter lock: a search
+beside it can wait up to the interpreter's switch interval (5 ms) at each point where it lets
+the interpreter go (a DuckDB query, a side-file read; hundreds per search). So the scan works
+in slices and, between two, waits while other calls are in flight (at most PAUSE_LIMIT, so
+it still finishes under saturation: it then gets at least a quarter of its time).
 """
 
 from __future__ import annotations
