@@ -24,6 +24,7 @@ from kbtui.tools.parts import VaultParts
 from kbtui.tools.registry import Toolset
 
 log = logging.getLogger("kbtui.kb")
+QUERY_TOOLS = ("kb_search", "knowledge_query")  # their `query` is embedded (before_lock)
 HNSW_FILENAME = "vectors.hnsw.duckdb"  # disposable: deleted and rebuilt whenever in doubt
 
 
@@ -37,6 +38,7 @@ class KnowledgeBase:
         embedder: Embedder | None,
         ann: HnswSideIndex | None = None,
         released: Callable[[], AbstractContextManager[None]] = nullcontext,
+        pause: Callable[[], None] = lambda: None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -46,12 +48,13 @@ class KnowledgeBase:
         self._ann_state = "off" if ann is None else "opening"
         self.search_service = SearchService(store, embedder, ann, settings.hnsw_min_chunks)
         self.indexer = Indexer(settings, store, embedder)
-        self.topics = TopicService(self.search_service)
+        self.topics = TopicService(self.search_service, released)
         self.tools = Toolset(
             VaultParts(
-                settings, store, embedder, self.search_service, self.indexer, self.topics, released
+                settings, store, embedder, self.search_service, self.indexer, self.topics,
+                released, pause,
             )
-        )
+        )  # fmt: skip
 
     @classmethod
     def open(
@@ -60,6 +63,7 @@ class KnowledgeBase:
         embedder: Embedder | None,
         approximate: bool = True,
         released: Callable[[], AbstractContextManager[None]] = nullcontext,
+        pause: Callable[[], None] = lambda: None,
     ) -> KnowledgeBase:
         """Opens (and migrates) the vault's index.
 
@@ -74,7 +78,7 @@ class KnowledgeBase:
         big = store.count_embedded() >= settings.hnsw_min_chunks
         if approximate and embedder is not None and model and big:
             ann = HnswSideIndex(store, settings.index_dir / HNSW_FILENAME, model)
-        kb = cls(settings, store, embedder, ann, released)
+        kb = cls(settings, store, embedder, ann, released, pause)
         if ann is not None:
             kb._ann_thread = threading.Thread(target=kb._open_ann, name="hnsw", daemon=True)
             kb._ann_thread.start()
@@ -112,6 +116,19 @@ class KnowledgeBase:
             self.search_service.vectors.sync()
         if chunk_texts:
             self.store.chunk_details([])
+
+    def before_lock(self, name: str, args: dict[str, Any] | None) -> None:
+        """What a call can do before it takes the store lock: a search's query embedded
+        (the model uses no store). Never raises: the call itself reports any failure."""
+        query = (args or {}).get("query")
+        if name not in QUERY_TOOLS or not isinstance(query, str) or not 3 <= len(query) <= 500:
+            return
+        if (args or {}).get("mode", "hybrid") == "keyword":
+            return
+        try:
+            self.search_service.warm_query(query)
+        except Exception as exc:  # e.g. the model cannot load: the search says so
+            log.debug("query not embedded ahead: %s", exc)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kbtui.config import Settings
 from kbtui.models import IndexReport
 from kbtui.runtime.index_state import FIRST_READ_WAIT, WITH_INDEX_STATE, annotate, index_state
+from kbtui.runtime.traffic import CallTraffic
 from kbtui.tools.catalog import PUBLISHED
 from kbtui.tools.envelope import UnavailableError, failure
 
@@ -72,7 +73,10 @@ class VaultRuntime:
         self.settings = settings
         self.embedder = embedder
         self.lock = threading.RLock()
-        self.kb = KnowledgeBase.open(settings, embedder, approximate, self._released)
+        self.traffic = CallTraffic()
+        self.kb = KnowledgeBase.open(
+            settings, embedder, approximate, self._released, self.traffic.pause
+        )
         self.worker = IndexWorker(
             settings, self.kb.store, embedder, self.lock, after_pass=self._after_pass
         )
@@ -130,6 +134,12 @@ class VaultRuntime:
         """One tool call under the lock; `kb.call` validates and never raises. Reads say
         what the index held when they ran (`index`)."""
         self.wait_until_read(name)
+        with self.traffic.call():
+            if not self._closed:
+                self.kb.before_lock(name, args)  # the query's vector, beside other calls
+            return self._call_locked(name, args)
+
+    def _call_locked(self, name: str, args: dict[str, Any] | None) -> dict[str, Any]:
         with self.lock:
             if self._closed:
                 closed = UnavailableError(f"the index of {self.settings.vault} is closed")
@@ -146,11 +156,13 @@ class VaultRuntime:
     @contextmanager
     def _released(self) -> Iterator[None]:
         """The store lock let go, however deep this thread holds it, and taken back: for a
-        tool that reads only files meanwhile (VaultParts.released). The unlinked-mentions
-        scan of a 6.6k-note vault held it 2-28 s, stalling every search and save."""
+        tool that reads only files or values it read before (VaultParts.released). The
+        unlinked-mentions scan of a 6.6k-note vault held it 2-28 s, stalling every search and
+        save. Meanwhile the work is long work: it pauses for other calls (traffic.py)."""
         state = self.lock._release_save()  # type: ignore[attr-defined]  # as Condition does
         try:
-            yield
+            with self.traffic.long_work():
+                yield
         finally:
             self.lock._acquire_restore(state)  # type: ignore[attr-defined]
 

@@ -37,6 +37,7 @@ from kbtui.vault.attachments.pdf import page_place
 from kbtui.vault.versions import label
 
 Mode = Literal["hybrid", "vector", "keyword"]
+QUERY_VECTORS = 64  # queries embedded ahead of their search, at most
 COS_FLOOR = 0.30
 COS_KNEE = 0.75  # cosine 0.75 maps to 0.90; 1.0 to 1.0 (it was clipped to 1.0 at 0.75)
 KNEE_SCORE = 0.90
@@ -124,6 +125,7 @@ class SearchService:
         self._keywords: KeywordIndex | None = None
         self._filter_cache: dict[tuple[SearchFilters, int], np.ndarray] = {}
         self._beside: ThreadPoolExecutor | None = None  # BM25 while the query is embedded
+        self._query_vectors: dict[str, np.ndarray] = {}  # warm_query's, taken by embed_query
 
     @property
     def vectors(self) -> VectorIndex:
@@ -159,7 +161,21 @@ class SearchService:
     def embed_query(self, query: str) -> np.ndarray | None:
         if self.embedder is None:
             return None
+        ready = self._query_vectors.get(query)  # warm_query's, embedded before the lock
+        if ready is not None:
+            return ready
         return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+
+    def warm_query(self, query: str) -> None:
+        """Embed `query` now, for the search that follows: the runtime calls it before it takes
+        the store lock, so the model (ONNX, no interpreter lock) runs beside other calls
+        rather than ahead of them in the queue (issue 33). Uses no store."""
+        if self.embedder is None or query in self._query_vectors:
+            return
+        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        if len(self._query_vectors) >= QUERY_VECTORS:
+            self._query_vectors.clear()  # warmed queries whose search never came
+        self._query_vectors[query] = vector
 
     def search_chunks(
         self,

@@ -100,6 +100,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         """Connect, load vss, migrate and read every table once, or raise a StoreError
         that says whether the file is busy, damaged (the caller rebuilds) or unusable."""
         checked = closed_cleanly(self.path)  # as the last clean close left it: no check
+        self._meta_seen: dict[str, str | None] = {}  # meta(), see there
         self._facts = open_facts.load(self.path) if checked else None  # embeddings.py
         if not read_only:
             forget(self.path)
@@ -190,6 +191,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             yield
             self.con.execute("COMMIT")
         except BaseException as exc:
+            self._meta_seen.clear()  # values set inside are undone
             with suppress(duckdb.Error):  # nothing to roll back if the COMMIT went through
                 self.con.execute("ROLLBACK")
             if _interrupted(exc):
@@ -197,11 +199,18 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             raise
 
     def meta(self, key: str) -> str | None:
+        """A meta value, remembered until set_meta or a rollback: every answer's `index`
+        reads the model's name, and a query per call cost ~4 ms under load (issue 33)."""
+        if key in self._meta_seen:
+            return self._meta_seen[key]
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
-        return None if row is None else str(row[0])
+        value = self._meta_seen[key] = None if row is None else str(row[0])
+        return value
 
     def set_meta(self, key: str, value: str) -> None:
+        self._meta_seen.pop(key, None)  # a failed write must not leave a value remembered
         self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+        self._meta_seen[key] = value
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self.con.execute(sql, list(params)).fetchone()

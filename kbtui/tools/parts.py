@@ -29,3 +29,6 @@ class VaultParts:
     # Lets the store go while a tool reads only files (the unlinked-mentions scan of every
     # note): the owner's other callers use the store meanwhile. Nothing to let go without one.
     released: Callable[[], AbstractContextManager[None]] = nullcontext
+    # Called often by long work while released: waits briefly while other calls are in
+    # flight, so a search beside a scan keeps its latency (kbtui.runtime.traffic).
+    pause: Callable[[], None] = lambda: None

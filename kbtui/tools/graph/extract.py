@@ -131,7 +131,8 @@ def _create(
 def duplicates_tool(graph: KnowledgeGraph, args: dict[str, Any]) -> dict[str, Any]:
     rows = graph.store.name_candidates(graph.channel(args), graph.default_channel)
     candidates = [Candidate(eid, kind, name, tuple(aliases)) for eid, kind, name, aliases in rows]
-    pairs = find_duplicates(candidates, args["threshold"])
+    with graph.parts.released():  # pure work on the rows read: searches go on meanwhile
+        pairs = find_duplicates(candidates, args["threshold"])
     ids = sorted({p.entity1 for p in pairs} | {p.entity2 for p in pairs})
     entities = graph.store.entity_rows(ids)
     duplicates = [

@@ -57,6 +57,7 @@ class LinkTools:
         self.vault = writer.vault
         self.index_dir = writer.graph.parts.settings.index_dir
         self.released = writer.graph.parts.released
+        self.pause = writer.graph.parts.pause  # between notes: other calls go first
         self._notes: dict[str, _Note] = {}
 
     # -- kg_suggest_links -----------------------------------------------------------------
@@ -71,9 +72,9 @@ class LinkTools:
                 suggestions = self._scan(names, sources, set(), every=True, one_entity=True)
         else:
             sources = list(paths.items())
-            linked = self.store.linked_pairs()
-            with self.released():
-                suggestions = self._scan(self.store.name_owners(), sources, linked, every=False)
+            linked, named = self.store.linked_pairs(), self.store.name_owners()
+            with self.released():  # the store is read before: another thread has it meanwhile
+                suggestions = self._scan(named, sources, linked, every=False)
             # longer names are the more certain suggestions
             suggestions.sort(key=lambda s: (-len(s["text"]), s["filePath"], s["line"]))
         total = len(suggestions)
@@ -122,6 +123,7 @@ class LinkTools:
         found: list[dict[str, Any]] = []
         seen: set[tuple[str, str]] = set()
         for source, path in sorted(sources, key=lambda item: item[1]):
+            self.pause()
             note = self._note(path) if names is not None else None
             if note is None or names is None or not names.may_occur(note.words()):
                 continue

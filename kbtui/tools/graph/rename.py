@@ -9,6 +9,7 @@ every link that changes target, found by the index's own resolver (store.links_r
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -97,22 +98,26 @@ class Renamer:
         edits: list[FileEdit] = []
         changes: list[dict[str, Any]] = []
         total = 0
-        for path in self._linking(changing, old_path):
-            data = (self.vault / path).read_bytes()
-            text, encode = _read(data, path)
-            new, count = rewrite_links(text, resolves, new_target, markdown_edits(path))
-            if path == old_path:
-                new = retitle(new, old_stem, new_stem)
-            if new == text and path != old_path:
-                continue
-            total += count
-            shown = new_path if path == old_path else path
-            change: dict[str, Any] = {"path": shown, "linksRewritten": count}
-            if args["dryRun"]:
-                change["lines"] = _changed_lines(text, new)
-            changes.append(change)
-            if new != text:
-                edits.append(FileEdit(self.vault / path, data, encode(new)))
+        linking = self._linking(changing, old_path)
+        # A dry run plans from files only, the store let go (searches go on); a real
+        # rename keeps it: what it read of the index must still hold when it writes.
+        with self.graph.parts.released() if args["dryRun"] else nullcontext():
+            for path in linking:
+                data = (self.vault / path).read_bytes()
+                text, encode = _read(data, path)
+                new, count = rewrite_links(text, resolves, new_target, markdown_edits(path))
+                if path == old_path:
+                    new = retitle(new, old_stem, new_stem)
+                if new == text and path != old_path:
+                    continue
+                total += count
+                shown = new_path if path == old_path else path
+                change: dict[str, Any] = {"path": shown, "linksRewritten": count}
+                if args["dryRun"]:
+                    change["lines"] = _changed_lines(text, new)
+                changes.append(change)
+                if new != text:
+                    edits.append(FileEdit(self.vault / path, data, encode(new)))
         moved = f"{old_path} -> {new_path}" + (f" ({meant})" if meant else "")
         counted = f"{total} link(s) in {len(changes)} file(s)"
         if retargeted:
