@@ -19,7 +19,7 @@ LIST = """# Reading plugins
 
 - [[bible-linker|Bible Linker]]: Link multiple bible verses easily
 - [[bible-reference|Bible Reference]]: Suggest verses as references while you write
-- [[bible-sidecar|Bible sidecar]]: Open the bible in your preferred translation in a splitscreen view
+- [[bible-sidecar|Sidecar]]: Open the bible in your preferred translation in a splitscreen view
 - [[verse-of-the-day|Verse of the day]]: A daily verse on your start page
 - [[hymn-index|Hymn index]]: Number and tag the hymns of a hymnal
 """
