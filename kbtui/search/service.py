@@ -27,6 +27,7 @@ import numpy as np
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
 from kbtui.search.copies import group_copies
+from kbtui.search.embeds import add_embedded
 from kbtui.search.evidence import bm25_leader, evident
 from kbtui.search.keyword_index import KeywordIndex, KeywordScores, row_mask
 from kbtui.search.listed import fold_lists
@@ -315,6 +316,7 @@ class SearchService:
         hits = list(best.values())
         details = self.store.chunk_details([h.cid for h in hits])
         hits, listed = fold_lists(self.store, hits, details, query)  # listed.py
+        hits, embedded = add_embedded(self.store, hits, details, query)  # embeds.py
         rows = [
             (details[h.cid]["title"], details[h.cid]["path"], details[h.cid]["shown"]) for h in hits
         ]
@@ -344,6 +346,8 @@ class SearchService:
             }
             if hit.entity_id in listed:
                 metadata["listed_in"] = listed[hit.entity_id]
+            if hit.entity_id in embedded:
+                metadata["embedded_in"] = embedded[hit.entity_id]
             if len(members) > 1:
                 others = [rows[i][1] for i in members[1:]]
                 metadata["also_in"] = [label(p, d["path"]) for p in others]
