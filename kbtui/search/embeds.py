@@ -47,6 +47,8 @@ def described_embeds(text: str) -> list[tuple[str, str]]:
 
 def embeds_for(text: str, query: str) -> list[str]:
     """The files embedded in `text` whose description holds half the query's words or more."""
+    if "![" not in text:
+        return []
     wanted = set(query_terms(query))
     if not wanted:
         return []

@@ -27,6 +27,7 @@ _ENTRY = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|\|)[ \t]")
 _LINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]|\[[^\[\]]*\]\(([^()\s]+)\)")
 MIN_ENTRIES = 3  # linked entries a chunk needs to count as a list
 MIN_WORDS = 2  # query words the entry must hold
+LOOK = 20  # results looked at: a list further down gives its note no place worth having
 
 
 def _entry_target(line: str) -> str | None:
@@ -40,13 +41,15 @@ def _entry_target(line: str) -> str | None:
 
 def listed_target(text: str, title: str, query: str) -> str | None:
     """The link target of the list entry in `text` that answers `query`, else None."""
+    if text.count("[") < MIN_ENTRIES:
+        return None
+    entries = [(t, line) for line in text.splitlines() if (t := _entry_target(line))]
+    if len(entries) < MIN_ENTRIES:
+        return None
     wanted = set(query_terms(query))
     title_terms = set(query_terms(title))
     if title_terms and len(title_terms & wanted) * 2 > len(title_terms):
         return None  # the list is what the query names
-    entries = [(t, line) for line in text.splitlines() if (t := _entry_target(line))]
-    if len(entries) < MIN_ENTRIES:
-        return None
     held = wanted & set(query_terms(plain_text(text)))
     scored = sorted(
         ((len(wanted & set(query_terms(plain_text(line)))), t) for t, line in entries),
@@ -86,8 +89,9 @@ def fold_lists(
     """`hits` (one per note, best first) with each answering list replaced by the note its
     entry links to (fold_listed), best first again; `details` gains the new chunks' rows.
     Also: note id -> the paths of the lists folded into it."""
-    texts = {h.entity_id: (details[h.cid]["title"], details[h.cid]["shown"]) for h in hits}
-    folded = fold_listed([h.entity_id for h in hits], texts, query, store.link_target)
+    top = hits[:LOOK]
+    texts = {h.entity_id: (details[h.cid]["title"], details[h.cid]["shown"]) for h in top}
+    folded = fold_listed([h.entity_id for h in top], texts, query, store.link_target)
     if not folded:
         return hits, {}
     by_note = {h.entity_id: h for h in hits}
