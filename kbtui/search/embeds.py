@@ -5,8 +5,8 @@ the notes that embed it describe it: `![Sunset over the harbour](photos/IMG_2041
 `![[scan_0007.pdf|Boiler warranty card]]`, or a figure line under the embed (`*Figure 2: ...*`,
 `Fig. 3 ...`). When a result's best chunk holds an embed whose description holds at least half
 of the query's words, the embedded file is a result too, right after that note, with its
-score, and names the note in `embedded_in` (issue 31 item 6). Links to web images (badges)
-are no files of the vault and are left alone.
+score, and names the note in `embedded_in` (issue 31 item 6); `![[paper.pdf#page=3|...]]`
+gives that page. Links to web images (badges) are no files of the vault and are left alone.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from urllib.parse import unquote
 from kbtui.models import ChunkHit
 from kbtui.store import Store
 from kbtui.tokenize import query_terms
+from kbtui.vault.attachments.pdf import page_of
 from kbtui.vault.plain import plain_text
 
 _EMBED = re.compile(
-    r"!\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]"  # ![[file#page=3|caption]]
+    r"!\[\[([^\[\]|#]+(?:#page=\d+)?)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]"  # ![[f#page=3|caption]]
     r"|!\[([^\[\]]*)\]\(<?([^()<>]+?)>?(?:\s+\"[^\"]*\")?\)"  # ![alt](file "title")
 )
 _FIGURE = re.compile(r"^\s*(?:[*_]+\S|(?:figure|fig\.)\s)", re.IGNORECASE)
@@ -71,7 +72,7 @@ def add_embedded(
         out.append(hit)
         d = details[hit.cid]
         for target in embeds_for(d["shown"], query):
-            file_id = store.link_target(hit.entity_id, target)
+            file_id = store.link_target(hit.entity_id, target.split("#page=")[0])
             if (
                 file_id is None
                 or file_id == hit.entity_id
@@ -79,10 +80,12 @@ def add_embedded(
             ):
                 continue
             rows = store.note_chunks(file_id)
-            if not rows:
+            page = [r for r in rows if f"#page={page_of(r['heading'])}" in target]
+            row = (page or rows or [None])[0]  # `paper.pdf#page=3`: that page's first chunk
+            if row is None:
                 continue
-            details.update(store.chunk_details([rows[0]["cid"]]))
-            out.append(ChunkHit(rows[0]["cid"], rows[0]["chunk_id"], file_id, hit.score, 0.0, 0.0))
+            details.update(store.chunk_details([row["cid"]]))
+            out.append(ChunkHit(row["cid"], row["chunk_id"], file_id, hit.score, 0.0, 0.0))
             placed.setdefault(file_id, []).append(d["path"])
             later.pop(file_id, None)
     return out, placed
