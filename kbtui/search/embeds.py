@@ -81,9 +81,9 @@ def add_embedded(
                 continue
             rows = store.note_chunks(file_id)
             page = [r for r in rows if f"#page={page_of(r['heading'])}" in target]
-            row = (page or rows or [None])[0]  # `paper.pdf#page=3`: that page's first chunk
-            if row is None:
+            if not rows:
                 continue
+            row = (page or rows)[0]  # `paper.pdf#page=3`: that page's first chunk
             details.update(store.chunk_details([row["cid"]]))
             out.append(ChunkHit(row["cid"], row["chunk_id"], file_id, hit.score, 0.0, 0.0))
             placed.setdefault(file_id, []).append(d["path"])
