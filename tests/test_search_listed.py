@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kbtui.cli.results import head_line
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
@@ -86,3 +87,11 @@ def test_the_note_a_list_entry_links_to_comes_before_the_list(kb: KnowledgeBase,
 def test_a_list_the_question_names_stays_a_result(kb: KnowledgeBase) -> None:
     answer = kb.call("kb_search", {"query": "reading plugins", "mode": "keyword"})
     assert answer["results"][0]["metadata"]["file_path"] == "plugins/Reading plugins.md"
+
+
+def test_kbtui_search_names_the_list(kb: KnowledgeBase) -> None:
+    answer = kb.call(
+        "kb_search", {"query": "bible in my preferred translation in a splitscreen view"}
+    )
+    line = head_line(answer["results"][0], ids=False, safe=False).plain
+    assert line.endswith("plugins/  (listed in Reading plugins)"), line
