@@ -23,7 +23,8 @@ from kbtui.store import Store
 from kbtui.tokenize import query_terms
 from kbtui.vault.plain import plain_text
 
-_ENTRY = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|\|)[ \t]")
+# a list item that starts with its link: it names a note, then says what the note is
+_ENTRY = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+[*_]*\[")
 _LINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]|\[[^\[\]]*\]\(([^()\s]+)\)")
 MIN_ENTRIES = 3  # linked entries a chunk needs to count as a list
 MIN_WORDS = 2  # query words the entry must hold
@@ -31,7 +32,9 @@ LOOK = 20  # results looked at: a list further down gives its note no place wort
 
 
 def _entry_target(line: str) -> str | None:
-    """The one note a list entry links to (wikilink or relative markdown link), else None."""
+    """The one note a list entry links to (wikilink or relative markdown link), else None:
+    a bullet that mentions a note in passing ("- Models must fit, see [[lab]]") or a table
+    row (a team's "| [[priya]] | gesture models |") is about its own note, not an entry."""
     if not _ENTRY.match(line):
         return None
     targets = [a or b for a, b in _LINK.findall(line)]
