@@ -47,6 +47,15 @@ def ev(ctx: Context, text: str) -> object:
     ("expr", "expected"),
     [
         ("1 + 2 * 3", 7),
+        # the first release's globals, still in real bases (kepano's Shows.base)
+        ("not(empty(note.read))", True),
+        ("not(empty(note.missing))", False),
+        ("empty(note.missing) && empty('') && empty([]) && !empty(0)", True),
+        ("not(rating > 8)", False),
+        ('contains(file.tags, "scifi/classic") && contains("Dune", "un")', True),
+        # the Bases syntax page's custom summary `values.mean().round(3)`: numbers only
+        ('[1, 2, "x", 4, null].mean().round(3)', 2.333),
+        ("[].mean()", None),
         ("(1 + 2) * 3", 9),
         ("10 - 4 - 3", 3),
         ("7 % 4", 3),
@@ -147,8 +156,8 @@ def test_formulas_cycles_and_unsupported_constructs_are_named() -> None:
     assert "formula.a -> formula.b -> formula.c -> formula.a" in str(cycle.value)
     assert cycle.value.line == 2
     with pytest.raises(BaseError) as unknown:
-        read_base("filters:\n  and:\n    - file.hasTag('x')\n    - not(empty(note.last))\n")
-    assert "unsupported function `not()`" in str(unknown.value) and unknown.value.line == 4
+        read_base("filters:\n  and:\n    - file.hasTag('x')\n    - nope(empty(note.last))\n")
+    assert "unsupported function `nope()`" in str(unknown.value) and unknown.value.line == 4
     with pytest.raises(BaseError, match=r"unsupported function `\.frobnicate\(\)`"):
         read_base("formulas:\n  x: file.name.frobnicate()\n")
     with pytest.raises(BaseError, match=r"unknown formula `formula\.nope`"):

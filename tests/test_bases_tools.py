@@ -97,16 +97,18 @@ def test_cli_lists_bases_views_and_rows_in_every_format(tmp_path: Path) -> None:
                        "formula.per_page": 2}  # fmt: skip
     code, out = run(vault, "base:query", "Books", "--format", "csv")
     table = list(csv.reader(io.StringIO(out)))
-    assert table[0] == ["file.basename", "Author", "rating", "formula.per_page"]
+    # no displayName: a note property by its name, a formula by its name, a file property by
+    # the words Obsidian's help uses (file.basename: Base name, file.name: File name)
+    assert table[0] == ["Base name", "Author", "rating", "per_page"]
     assert table[3] == ["Emma", "[[Jane Austen]]", "7", "2"]
     code, out = run(vault, "base:query", "Books", "--view", "Short", "--format", "tsv")
-    assert out.splitlines() == ["file.name", "Emma.md"]  # pages < 300, path order, limit 1
+    assert out.splitlines() == ["File name", "Emma.md"]  # pages < 300, path order, limit 1
     code, out = run(vault, "base:query", "Books", "--format", "md")
     assert out.splitlines()[2] == "| Dune | [[Frank Herbert]] | 9 | 2 |"
     code, out = run(vault, "base:query", "Jane Austen.md", "--format", "paths")
     assert out.splitlines() == ["Books/Emma.md", "Books/Persuasion.md"]  # `this`: the note
     code, out = run(vault, "base:query", "Books", "--view", "By author")
-    assert code == 0 and "Dune" in out and "Sum of note.rating: 24" in out
+    assert code == 0 and "Dune" in out and "Sum of rating: 24" in out
     code, out = run(vault, "base:query", "Broken")
     assert code == 1 and "unknown type 'gallery'" in out
     code, out = run(vault, "base:query", "Nope")
@@ -179,11 +181,11 @@ def test_mcp_base_query_errors_are_structured(mcp: Mcp) -> None:
     mcp.bad("base_query", {"file": "Nope"}, "NotFoundError")
     answer = mcp.bad(
         "base_query",
-        {"yaml": "filters:\n  - x\nformulas:\n  a: empty(x)\n"},
+        {"yaml": "filters:\n  - x\nformulas:\n  a: vacant(x)\n"},
         "ValidationError",
         "yaml",
     )
-    assert "unsupported function `empty()`" in answer["message"] and "line 4" in answer["message"]
+    assert "unsupported function `vacant()`" in answer["message"] and "line 4" in answer["message"]
     answer = mcp.bad(
         "base_query", {"yaml": "formulas:\n  a: formula.b\n  b: formula.a\n"}, "ValidationError"
     )

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Tabs
+from textual.widgets import DataTable, Markdown, Tabs
 
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
+from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
@@ -30,6 +31,14 @@ views:
   - type: list
     name: Sync
     filters: file.hasTag("sync")
+    order: [file.basename]
+"""
+# `this` is the note that embeds the base: the files it links to
+LINKED = """\
+views:
+  - type: table
+    name: From here
+    filters: this.file.hasLink(file)
     order: [file.basename]
 """
 
@@ -78,3 +87,107 @@ async def test_a_base_opens_as_a_table_with_view_tabs(base_runtime: VaultRuntime
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "concept:crdt"
+
+
+async def test_columns_sort_by_key_and_by_a_click_on_the_header(
+    base_runtime: VaultRuntime,
+) -> None:
+    """`s` sorts by the next column (inside the view's rows), `S` reverses, a header click
+    sorts by that column; the header shows the direction. Headers without a displayName are
+    Obsidian's: a file property by its words in the help, a note property by its name."""
+    app = make_app(base_runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(BaseScreen("Concepts"))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BaseScreen)
+        table = screen.query_one("#base-table", DataTable)
+        headers = [str(c.label) for c in table.columns.values()]
+        assert headers == ["Base name", "tags"]
+        view_order = cells(table)
+        await pilot.press("s")
+        await settle(pilot)
+        assert [str(c.label) for c in table.columns.values()] == ["Base name ▲", "tags"]
+        assert cells(table) == sorted(view_order, key=str.casefold)
+        await pilot.press("S")
+        await settle(pilot)
+        assert cells(table) == sorted(view_order, key=str.casefold, reverse=True)
+        assert str(next(iter(table.columns.values())).label) == "Base name ▼"
+        await pilot.press("s")  # the next column: tags, empty ones last
+        await settle(pilot)
+        tags = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        filled = [t for t in tags if t]
+        assert filled == sorted(filled, key=str.casefold) and tags[: len(filled)] == filled
+        await pilot.press("s")  # past the last column: the view's own order again
+        await settle(pilot)
+        assert cells(table) == view_order
+        assert screen.sort_by is None
+        await pilot.click("#base-table", offset=(3, 1))  # the first header
+        await settle(pilot)
+        assert screen.sort_by == ("file.basename", False)
+        await pilot.click("#base-table", offset=(3, 1))
+        await settle(pilot)
+        assert screen.sort_by == ("file.basename", True)
+        assert cells(table) == sorted(view_order, key=str.casefold, reverse=True)
+
+
+async def test_an_embedded_base_view_in_a_note_opens_that_view(tui_vault: Path) -> None:
+    """`![[Concepts.base#Sync]]` in a note is a link; following it opens the base on Sync.
+    An embedded base's `this` is the note embedding it, as in Obsidian."""
+    (tui_vault / "Concepts.base").write_text(CONCEPTS, encoding="utf-8")
+    (tui_vault / "Linked.base").write_text(LINKED, encoding="utf-8")
+    (tui_vault / "Reading list.md").write_text(
+        "# Reading list\n\nThe sync concepts:\n\n![[Concepts.base#Sync]]\n\n"
+        "Read [[crdt]] first. ![[Linked.base#From here]]\n",
+        encoding="utf-8",
+    )
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        app = make_app(runtime)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            found = app.tool("kg_find_entity", {"name": "Reading list", "exact": True})
+            app.post_message(OpenNote(found["entities"][0]["id"]))
+            await settle(pilot)
+            note = app.screen
+            assert isinstance(note, NoteScreen)
+            body = note.query_one("#note-body", Markdown)
+            assert "(<wikilink:Concepts.base#Sync>)" in body.source
+            body.post_message(Markdown.LinkClicked(body, "wikilink:Concepts.base#Sync"))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, BaseScreen) and screen.view_name == "Sync"
+            assert cells(screen.query_one("#base-table", DataTable)) == ["crdt"]
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is note
+            body.post_message(Markdown.LinkClicked(body, "wikilink:Linked.base#From here"))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, BaseScreen) and screen.view_name == "From here"
+            # what Reading list links to, its two embeds included (as Obsidian's resolved
+            # links count them)
+            assert cells(screen.query_one("#base-table", DataTable)) == [
+                "Concepts",
+                "Linked",
+                "crdt",
+            ]
+    finally:
+        runtime.close()
+
+
+async def test_the_palette_opens_a_base(base_runtime: VaultRuntime) -> None:
+    app = make_app(base_runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "open base concepts")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BaseScreen) and app.screen.base == "Concepts.base"
+        assert cells(app.screen.query_one("#base-table", DataTable))[:2] == [
+            "Café des idées",
+            "crdt",
+        ]

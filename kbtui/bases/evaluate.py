@@ -136,7 +136,7 @@ def member(obj: Any, name: str, ctx: Context) -> Any:
     if isinstance(obj, dict):
         return obj.get(name)
     if isinstance(obj, Link):
-        row = ctx.rows.by_path.get(obj.path or "")
+        row = ctx.rows.other(obj.path)
         return file_member(row, name, ctx.rows) if row else None
     return None
 
@@ -166,6 +166,7 @@ def _call(node: Node, ctx: Context) -> Any:
             if known is None or known[0] is not node:  # the node is kept: its id stays its own
                 known = (node, GLOBALS[name]([a[1] for a in args], ctx))
                 ctx.rows.consts[id(node)] = known
+            ctx.rows.unbound += 1  # a kept `link("X")` resolved a name: as if again
             return known[1]
         return GLOBALS[name]([evaluate(a, ctx) for a in args], ctx)
     if callee[0] != "member":

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from kbtui.bases import methods
 from kbtui.bases.errors import EvalError
 from kbtui.bases.values import (
     Date,
@@ -16,6 +17,7 @@ from kbtui.bases.values import (
     Rendered,
     compare,
     file_path,
+    is_empty,
     parse_date,
     parse_duration,
     to_number,
@@ -59,7 +61,7 @@ def _file(args: list[Any], ctx: Context) -> Any:
     path = file_path(value)
     if path is None and value is not None:
         path = ctx.rows.resolve(to_text(value), None)
-    return ctx.rows.by_path.get(path or "")
+    return ctx.rows.other(path)
 
 
 def _link(args: list[Any], ctx: Context) -> Any:
@@ -114,6 +116,12 @@ def _rendered(kind: str) -> Callable[[list[Any], Context], Any]:
     return run
 
 
+def _contains(args: list[Any], ctx: Context) -> Any:
+    if len(args) != 2:
+        raise EvalError("contains() needs a value and what to look for")
+    return methods.call(args[0], "contains", [args[1]], ctx)
+
+
 GLOBALS: dict[str, Callable[[list[Any], Context], Any]] = {
     "escapeHTML": lambda a, c: html_lib.escape(to_text(_one(a, "escapeHTML"))),
     "date": _date,
@@ -130,6 +138,12 @@ GLOBALS: dict[str, Callable[[list[Any], Context], Any]] = {
     "number": _number,
     "today": _today,
     "random": lambda a, c: random_lib.random(),
+    # From the first Bases release, still in real bases (kepano's Shows.base) though no longer
+    # on the Functions page: not(x) is !x, empty(x) is x.isEmpty(), contains(a, b) is
+    # a.contains(b).
+    "not": lambda a, c: not truthy(_one(a, "not")),
+    "empty": lambda a, c: is_empty(_one(a, "empty")),
+    "contains": _contains,
 }
 
 

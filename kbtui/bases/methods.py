@@ -151,6 +151,13 @@ def _unique(items: list[Any], args: list[Any], ctx: Context) -> list[Any]:
     return out
 
 
+def _mean(items: list[Any], args: list[Any], ctx: Context) -> float | None:
+    """The mean of a list's numbers (the Bases syntax page's `values.mean()`, the default
+    Average summary); None when it holds none."""
+    nums = [to_number(x) for x in items if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    return sum(nums) / len(nums) if nums else None
+
+
 LIST: dict[str, Method] = {
     "contains": lambda v, a, c: _contains(v, _arg(a, 0)),
     "containsAll": lambda v, a, c: all(_contains(v, x) for x in _spread(a)),
@@ -158,6 +165,7 @@ LIST: dict[str, Method] = {
     "flat": _flat,
     "isEmpty": lambda v, a, c: not v,
     "join": lambda v, a, c: to_text(_arg(a, 0, ",")).join(to_text(x) for x in v),
+    "mean": _mean,
     "reverse": lambda v, a, c: v[::-1],
     "slice": _slice,
     "sort": lambda v, a, c: sorted(v, key=sort_key),

@@ -71,11 +71,11 @@ FILE_METHODS: dict[str, Callable[[Any, list[Any], Context], Any]] = {
 
 
 def _links_to(link: Link, args: list[Any], ctx: Context) -> bool:
-    row = ctx.rows.by_path.get(link.path or "")
+    row = ctx.rows.other(link.path)
     return row is not None and _has_link(row, args, ctx)
 
 
 LINK_METHODS: dict[str, Callable[[Any, list[Any], Context], Any]] = {
-    "asFile": lambda link, a, c: c.rows.by_path.get(link.path or ""),
+    "asFile": lambda link, a, c: c.rows.other(link.path),
     "linksTo": _links_to,
 }

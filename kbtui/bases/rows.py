@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -38,6 +39,7 @@ class FileRow:
     tags: Sequence[str] = ()
     link_rows: Sequence[tuple[str, str, str]] = ()  # (target, rel, heading)
     is_note: bool = False
+    entity_id: str | None = None  # a note's id in the index, for kb_get
     cache: dict[str, Any] = field(default_factory=dict)
     _raw: dict[str, Any] | None = None
 
@@ -69,7 +71,14 @@ class FileRow:
 
 
 class Rows:
-    """Every row of one index state, the link resolver, and the property types."""
+    """Every row of one index state, the link resolver, and the property types.
+
+    `update` applies an index change to the rows it touches, so the first query after a save
+    re-reads one note, not the vault. What a row keeps between queries (its properties, links,
+    filter results) is dropped when it can be stale: a changed row starts empty; a change of
+    what a name resolves to clears the rows that resolved that name (`referrers`); a filter
+    result that read another row (`cross`) lasts one `epoch`, one that resolved a name outside
+    a row (`unbound`, e.g. `link("Books")`) one `names_epoch`."""
 
     def __init__(
         self,
@@ -78,29 +87,106 @@ class Rows:
         types: dict[str, str],
     ) -> None:
         self.types = {k.lower(): v for k, v in types.items()}
-        by_path: dict[str, FileRow] = {}
-        for path, size, mtime_ns, ctime_ns in files:
-            by_path[path] = FileRow(path, size, mtime_ns // 1_000_000, ctime_ns // 1_000_000)
-        names: dict[str, list[tuple[int, str]]] = {}
-        for path, fm, size, mtime_ns, created_ms, title, aliases, tags, links in notes:
-            row = by_path.get(path)
-            ctime = row.ctime_ms if row else int(created_ms or 0)
-            by_path[path] = FileRow(path, int(size), int(mtime_ns) // 1_000_000, ctime, fm,
-                                    tags, links, is_note=True)  # fmt: skip
-            for key in [title, *(aliases or [])]:
-                if key:
-                    names.setdefault(link_key(key), []).append((_NAME_RANK["title"], path))
-        for path in by_path:
-            stem = path[:-3] if path.lower().endswith(".md") else path
-            names.setdefault(link_key(stem), []).append((_NAME_RANK["path"], path))
-            base = stem.rsplit("/", 1)[-1]
-            names.setdefault(link_key(base), []).append((_NAME_RANK["name"], path))
-        self.rows = [by_path[p] for p in sorted(by_path)]
-        self.by_path = by_path
-        self.names = names
-        self._backlinks: dict[str, list[str]] | None = None
-        self.bases = [r.file_path for r in self.rows if r.ext == "base"]
+        self.by_path: dict[str, FileRow] = {}
+        self.names: dict[str, list[tuple[int, str]]] = {}
+        self.entries: dict[str, list[tuple[str, int]]] = {}  # path -> its (name key, rank)
+        self.referrers: dict[str, set[str]] = {}  # name key -> rows that resolved it
         self.consts: dict[Any, Any] = {}  # pure calls on literals, e.g. link("Books"): once
+        self.epoch = 0
+        self.names_epoch = 0
+        self.cross = 0
+        self.unbound = 0
+        self._backlinks: dict[str, list[str]] | None = None
+        ctimes: dict[str, int] = {}
+        titles: dict[str, list[str]] = {}
+        for path, size, mtime_ns, ctime_ns in files:
+            ctimes[path] = ctime_ns // 1_000_000
+            self.by_path[path] = FileRow(path, size, mtime_ns // 1_000_000, ctimes[path])
+        for note in notes:
+            self.by_path[note[0]], titles[note[0]] = _note_row(note, ctimes.get(note[0]))
+        for path in self.by_path:
+            self._add_names(path, _name_entries(path, titles.get(path, [])))
+        self._order()
+
+    def _order(self) -> None:
+        self.paths = sorted(self.by_path)
+        self.rows = [self.by_path[p] for p in self.paths]
+        self.bases = [r.file_path for r in self.rows if r.ext == "base"]
+
+    def _add_names(self, path: str, entries: list[tuple[str, int]]) -> None:
+        self.entries[path] = entries
+        for key, rank in entries:
+            self.names.setdefault(key, []).append((rank, path))
+
+    def _drop_names(self, path: str) -> list[tuple[str, int]]:
+        entries = self.entries.pop(path, [])
+        for key, rank in entries:
+            found = self.names.get(key, [])
+            if (rank, path) in found:
+                found.remove((rank, path))
+            if not found:
+                self.names.pop(key, None)
+        return entries
+
+    def update(
+        self,
+        files: Sequence[tuple[str, int, int, int]],
+        notes: Sequence[tuple[Any, ...]],
+        gone: set[str],
+    ) -> int:
+        """Apply one index change: the files whose (path, size, mtime_ns, ctime_ns) is new,
+        the notes that changed or are new (full rows), the paths no longer in the vault.
+        Returns how many rows changed."""
+        touched: dict[str, FileRow | None] = dict.fromkeys(gone)
+        titles: dict[str, list[str]] = {}
+        ctimes = {}
+        fresh = {n[0] for n in notes}
+        for path, size, mtime_ns, ctime_ns in files:
+            ctimes[path] = ctime_ns // 1_000_000
+            if path not in fresh:
+                touched[path] = FileRow(path, size, mtime_ns // 1_000_000, ctimes[path])
+        for note in notes:
+            old = self.by_path.get(note[0])
+            ctime = ctimes.get(note[0], old.ctime_ms if old is not None else None)
+            touched[note[0]], titles[note[0]] = _note_row(note, ctime)
+        if not touched:
+            return 0
+        self.epoch += 1
+        self._backlinks = None
+        changed_keys: set[str] = set()
+        added_or_gone = False
+        for path, row in touched.items():
+            old_entries = set(self._drop_names(path))
+            new_entries: list[tuple[str, int]] = []
+            if row is None:
+                self.by_path.pop(path, None)
+                added_or_gone = True
+            else:
+                added_or_gone |= path not in self.by_path
+                self.by_path[path] = row
+                new_entries = _name_entries(path, titles.get(path, []))
+                self._add_names(path, new_entries)
+            changed_keys |= {k for k, _ in old_entries.symmetric_difference(new_entries)}
+        if changed_keys:
+            self.names_epoch += 1
+            self.consts.clear()
+            for key in changed_keys:
+                for source in self.referrers.pop(key, ()):
+                    other = self.by_path.get(source)
+                    if other is not None:
+                        other.cache.clear()
+        if added_or_gone:
+            self._order()
+        else:  # the same paths: each changed row takes its place in path order
+            for path, row in touched.items():
+                if row is not None:
+                    self.rows[bisect_left(self.paths, path)] = row
+        return len(touched)
+
+    def other(self, path: str | None) -> FileRow | None:
+        """Another row, read by an expression (its result then lasts one `epoch`)."""
+        self.cross += 1
+        return self.by_path.get(path or "")
 
     # -- links ----------------------------------------------------------------------------
     def resolve(self, target: str, source: str | None = None) -> str | None:
@@ -108,7 +194,12 @@ class Rows:
         target = target.split("#", 1)[0].split("|", 1)[0].strip()
         if not target:
             return source
-        found = self.names.get(link_key(target))
+        key = link_key(target)
+        if source is None:
+            self.unbound += 1
+        else:
+            self.referrers.setdefault(key, set()).add(source)
+        found = self.names.get(key)
         if not found:
             return None
         best = min(rank for rank, _ in found)
@@ -138,6 +229,7 @@ class Rows:
         return list(row.cache[key])
 
     def backlinks(self, row: FileRow) -> list[Link]:
+        self.cross += 1
         if self._backlinks is None:
             found: dict[str, list[str]] = {}
             for other in self.rows:
@@ -178,6 +270,25 @@ class Rows:
 
     def properties(self, row: FileRow) -> dict[str, Any]:
         return {k: self.prop(row, k) for k in row.raw}
+
+
+def _note_row(note: tuple[Any, ...], ctime_ms: int | None) -> tuple[FileRow, list[str]]:
+    """A note's row and its title and aliases, from (path, fm, size, mtime_ns, created ms,
+    title, aliases, tags, links, entity id)."""
+    path, fm, size, mtime_ns, created_ms, title, aliases, tags, links, eid = note
+    ctime = ctime_ms if ctime_ms is not None else int(created_ms or 0)
+    row = FileRow(path, int(size), int(mtime_ns) // 1_000_000, ctime, fm, tags, links,
+                  is_note=True, entity_id=eid)  # fmt: skip
+    return row, [k for k in [title, *(aliases or [])] if k]
+
+
+def _name_entries(path: str, titles: list[str]) -> list[tuple[str, int]]:
+    """The (name key, rank) a file answers to: its path, file name, a note's title, aliases."""
+    out = [(link_key(t), _NAME_RANK["title"]) for t in titles]
+    stem = path[:-3] if path.lower().endswith(".md") else path
+    out.append((link_key(stem), _NAME_RANK["path"]))
+    out.append((link_key(stem.rsplit("/", 1)[-1]), _NAME_RANK["name"]))
+    return out
 
 
 def date_of_ms(ms: int) -> Date:

@@ -1,12 +1,13 @@
 """One evaluation behind every front end: find a base (a .base file, a note's ```base block or
 YAML given inline), pick a view, bind `this`, run it over the index's rows.
 
-The rows are read once per change of the index (`Store.generation`): a 10k-note vault costs
-one read after a save, then each query evaluates in memory.
+The rows are read once; after a change of the index (`Store.generation`) only the notes and
+files whose state changed are read again (`Rows.update`), then each query evaluates in memory.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,19 +33,49 @@ class BaseService:
         self.store = store
         self.vault = vault
         self._rows: tuple[int, Rows] | None = None
+        # One query at a time: an index change updates the rows in place (Rows.update), and
+        # evaluation is pure Python, which the GIL runs one thread at a time anyway.
+        self._lock = threading.RLock()
+        # what the rows were read from: note states, file facts, property types
+        self._states: tuple[set[Any], set[tuple[str, int, int, int]], dict[str, str]] = (
+            set(), set(), {})  # fmt: skip
         self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
 
     def rows(self) -> Rows:
+        with self._lock:
+            return self._current_rows()
+
+    def _current_rows(self) -> Rows:
         generation = self.store.generation
-        if self._rows is None or self._rows[0] != generation:
-            rows = Rows(self.store.base_note_rows(), self.store.vault_file_rows(),
-                        read_types(self.vault))  # fmt: skip
-            self._rows = (generation, rows)
-        return self._rows[1]
+        if self._rows is not None and self._rows[0] == generation:
+            return self._rows[1]
+        states = self.store.base_note_states()
+        notes, files = set(states.items()), set(self.store.vault_file_rows())
+        types = read_types(self.vault)
+        old_notes, old_files, old_types = self._states
+        new_files = files - old_files
+        changed = {p for p, _ in notes - old_notes} | {f[0] for f in new_files if f[0] in states}
+        if self._rows is None or types != old_types or len(changed) > max(500, len(notes) // 5):
+            rows = Rows(self.store.base_note_rows(), list(files), types)
+        else:
+            rows = self._rows[1]
+            were_notes = {p for p, _ in old_notes - notes} - states.keys()
+            paths = {f[0] for f in files}
+            gone = ({f[0] for f in old_files - files} | were_notes) - paths - states.keys()
+            new_files |= {f for f in files if f[0] in were_notes} if were_notes else set()
+            fresh = self.store.base_note_rows(sorted(changed)) if changed else []
+            rows.update(sorted(new_files), fresh, gone)
+        self._rows = (generation, rows)
+        self._states = (notes, files, types)
+        return rows
 
     def list_bases(self) -> list[dict[str, Any]]:
         """Every .base file (with its views, or why it cannot be read) and every note with a
         ```base block."""
+        with self._lock:
+            return self._list_bases()
+
+    def _list_bases(self) -> list[dict[str, Any]]:
         rows = self.rows()
         out = []
         for path in rows.bases:
@@ -105,6 +136,8 @@ class BaseService:
         rows = self.rows()
         if this:
             path = this if this in rows.by_path else rows.resolve(this, None)
+            if path is None:  # an entity id (kb_search's, the TUI's)
+                path = next((r.file_path for r in rows.rows if r.entity_id == this), None)
             if path is None or path not in rows.by_path:
                 raise BaseError(f"no file {this!r} in the index to be `this`")
             return rows.by_path[path]
@@ -117,6 +150,17 @@ class BaseService:
         view: str | None = None,
         this: str | None = None,
         limit: int | None = None,
+    ) -> tuple[Found, Result]:
+        with self._lock:
+            return self._query(file, yaml_text, view, this, limit)
+
+    def _query(
+        self,
+        file: str | None,
+        yaml_text: str | None,
+        view: str | None,
+        this: str | None,
+        limit: int | None,
     ) -> tuple[Found, Result]:
         if yaml_text is not None:
             found = Found(None, read_base(yaml_text))

@@ -32,8 +32,14 @@ def passes(f: Filter | None, ctx: Context) -> bool:
         return True
     cache = ctx.row.cache if ctx.row is not None and f[-1] is not None else None
     key = f"filter:{f[-1]}"
+    rows = ctx.rows
     if cache is not None and key in cache:
-        return bool(cache[key])
+        known, reads, at = cache[key]
+        if reads is None or at == (rows.epoch if reads == "cross" else rows.names_epoch):
+            if reads is not None:  # what the caller keeps depends on the same reads
+                setattr(rows, reads, getattr(rows, reads) + 1)
+            return bool(known)
+    cross, unbound = rows.cross, rows.unbound
     kind = f[0]
     if kind == "expr":
         try:
@@ -49,7 +55,12 @@ def passes(f: Filter | None, ctx: Context) -> bool:
         else:
             result = not any(results)  # not: none of them
     if cache is not None:
-        cache[key] = result
+        if rows.cross != cross:
+            cache[key] = (result, "cross", rows.epoch)
+        elif rows.unbound != unbound:
+            cache[key] = (result, "unbound", rows.names_epoch)
+        else:
+            cache[key] = (result, None, 0)
     return result
 
 
@@ -82,7 +93,7 @@ def run_view(
     if cap:
         found = found[:cap]
     order = view.order or DEFAULT_COLUMNS
-    columns = [{"id": pid, "name": base.display.get(pid, _short(pid))} for pid in order]
+    columns = [{"id": pid, "name": column_name(base, pid)} for pid in order]
     out_rows: list[dict[str, Any]] = []
     raw_values: dict[str, list[Any]] = {pid: [] for pid in order}
     for row, ctx in found:
@@ -92,6 +103,8 @@ def run_view(
             raw_values[pid].append(value)
             values[pid] = to_json(value)
         item: dict[str, Any] = {"path": row.file_path, "values": values}
+        if row.entity_id:
+            item["id"] = row.entity_id  # a note's id in the index, for kb_get
         _extras(view, ctx, item)
         out_rows.append(item)
     groups = _groups(base, view, found, raw_values, root)
@@ -101,9 +114,28 @@ def run_view(
     return Result(view, columns, out_rows, groups, summaries, matched)
 
 
+# A file property's header where the base sets no displayName: the words Obsidian's help uses
+# for it (Bases syntax, "File properties").
+FILE_HEADERS = {
+    "file.name": "File name", "file.basename": "Base name", "file.path": "File path",
+    "file.folder": "Folder", "file.ext": "File extension", "file.size": "File size",
+    "file.ctime": "Created time", "file.mtime": "Modified time", "file.tags": "Tags",
+    "file.links": "Links", "file.backlinks": "Backlinks", "file.embeds": "Embeds",
+    "file.properties": "Properties", "file.file": "File",
+}  # fmt: skip
+
+
 def _short(pid: str) -> str:
-    """A note property is headed by its name, as Obsidian does; file.* and formula.* as is."""
-    return pid.split(".", 1)[1] if pid.startswith("note.") else pid
+    """A note property or a formula is headed by its name, as Obsidian does; a file property
+    by its words in the help (`file.mtime`: Modified time)."""
+    if pid.startswith(("note.", "formula.")):
+        return pid.split(".", 1)[1]
+    return FILE_HEADERS.get(pid, pid)
+
+
+def column_name(base: Base, pid: str) -> str:
+    """A column's header: the base's displayName, else Obsidian's default."""
+    return base.display.get(pid) or _short(pid)
 
 
 def _extras(view: View, ctx: Context, item: dict[str, Any]) -> None:

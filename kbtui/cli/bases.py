@@ -125,6 +125,7 @@ def _cell(value: Any) -> str:
 
 
 def _table(response: dict[str, Any], header: list[str], cells: list[list[str]]) -> str:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{response['base']} · {response['view']} ({response['type']})")
@@ -139,8 +140,10 @@ def _table(response: dict[str, Any], header: list[str], cells: list[list[str]]) 
         out().print(
             f"[dim]{shown} of {total} rows[/]" if shown < total else f"[dim]{shown} rows[/]"
         )
+        named = {c["id"]: c["name"] for c in response["columns"]}
         for pid, summary in response["summaries"].items():
-            out().print(f"[dim]{summary['summary']} of {pid}: {_cell(summary['value'])}[/]")
+            out().print(f"[dim]{summary['summary']} of {escape(named.get(pid, pid))}: "
+                        f"{escape(_cell(summary['value']))}[/]")  # fmt: skip
     return captured.get()
 
 

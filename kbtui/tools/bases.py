@@ -32,10 +32,6 @@ class BaseTools:
                 raise NotFoundError(exc.message) from None
             raise ValidationError(str(exc), field="yaml" if yaml_text else "file") from None
         answer = result_json(found, result)
-        ids = self.service.store.entity_ids_at([r["path"] for r in answer["rows"]])
-        for row in answer["rows"]:  # a note's entity id, for kb_get
-            if row["path"] in ids:
-                row["id"] = ids[row["path"]]
         return ok(**answer, count=len(answer["rows"]))
 
 

@@ -1,5 +1,5 @@
-"""The command palette (ctrl+p): open any note by title, reindex, find a path, browse the
-graph, review duplicates, switch vault."""
+"""The command palette (ctrl+p): open any note by title or base by path, reindex, find a
+path, browse the graph, review duplicates, switch vault."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from kbtui.cells import cell_safe
 from kbtui.tui.messages import OpenNote, ShowGraph
+from kbtui.tui.screens.base_view import BaseScreen
 
 if TYPE_CHECKING:
     from kbtui.tui.app import KbApp
@@ -25,9 +26,16 @@ class KbCommands(Provider):
 
     async def startup(self) -> None:
         self.notes: list[tuple[str, str, str]] = []  # (lower-cased title, title, id)
+        self.bases: list[str] = []  # vault paths of .base files and notes with ```base blocks
         handle = self.kb.handle
         if handle is None:
             return
+        try:
+            listed = await asyncio.to_thread(self.kb.tool, "base_query", {})
+        except Exception as exc:  # the palette still offers the rest
+            self.app.log.error(f"base list unavailable: {exc}")
+            listed = {}
+        self.bases = [str(b["path"]) for b in listed.get("bases") or []]
         try:
             rows, _total = await asyncio.to_thread(handle.note_page, 0, NOTE_LIMIT)
         except Exception as exc:  # the palette still offers the other commands
@@ -36,6 +44,9 @@ class KbCommands(Provider):
         for row in rows:
             title = cell_safe(str(row.get("name") or row.get("title") or row["id"]))
             self.notes.append((title.lower(), title, str(row["id"])))
+
+    def open_base(self, path: str) -> None:
+        self.app.push_screen(BaseScreen(path))
 
     @property
     def kb(self) -> KbApp:
@@ -72,6 +83,12 @@ class KbCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
         words = query.lower().split()
+        for path in self.bases:
+            label = f"Open base: {cell_safe(path)}"
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label), partial(self.open_base, path),
+                          text=label, help="its views as a table")  # fmt: skip
         hits = 0
         for lower, title, entity_id in self.notes:
             if hits >= MAX_NOTE_HITS:

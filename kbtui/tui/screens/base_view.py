@@ -1,6 +1,7 @@
 """A base opened in the TUI: its views as tabs, the view's rows as a table (groups as
-header lines, summaries under it); Enter opens the row's note. Everything comes from the
-base_query tool, like the CLI and MCP."""
+header lines, summaries under it); Enter opens the row's note; `s`/`S` or a click on a header
+sort by a column (inside each group), as Obsidian's column menu does. Everything comes from
+the base_query tool, like the CLI and MCP."""
 
 from __future__ import annotations
 
@@ -28,6 +29,17 @@ def cell(value: Any) -> str:
     return str(value)
 
 
+def sort_key(value: Any) -> tuple[int, float | str]:
+    """Numbers by value, then text without case; empty cells last either way (see `_fill`)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, float(value))
+    return (1, cell(value).casefold())
+
+
+def is_blank(value: Any) -> bool:
+    return value is None or value == "" or value == []
+
+
 class BaseScreen(KbScreen):
     """One base; `[`/`]` or a click switch views."""
 
@@ -35,15 +47,20 @@ class BaseScreen(KbScreen):
         Binding("escape,backspace", "back", "Back", id="base.back"),
         Binding("right_square_bracket", "view(1)", "Next view", id="base.next"),
         Binding("left_square_bracket", "view(-1)", "Previous view", id="base.previous"),
+        Binding("s", "sort_next", "Sort by column", id="base.sort"),
+        Binding("S", "sort_reverse", "Reverse sort", show=False, id="base.sort_reverse"),
         Binding("r", "reload", "Reload", show=False, id="base.reload"),
     ]
 
-    def __init__(self, base: str, view: str | None = None) -> None:
+    def __init__(self, base: str, view: str | None = None, this: str | None = None) -> None:
         super().__init__()
         self.base = base
         self.view_name = view
+        self.this = this  # the note embedding the base, `this` in its expressions
         self.views: list[str] = []
         self.row_ids: dict[str, str] = {}
+        self.answer: dict[str, Any] | None = None
+        self.sort_by: tuple[str, bool] | None = None  # (column id, descending); None: the view's
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="base-title")
@@ -66,6 +83,29 @@ class BaseScreen(KbScreen):
     def action_reload(self) -> None:
         self.load(self.view_name)
 
+    def action_sort_next(self) -> None:
+        """The next column ascending; past the last, back to the view's own order."""
+        if not self.answer:
+            return
+        ids = [c["id"] for c in self.answer["columns"]]
+        at = ids.index(self.sort_by[0]) + 1 if self.sort_by and self.sort_by[0] in ids else 0
+        self.sort_by = (ids[at], False) if at < len(ids) else None
+        self._fill(self.answer)
+
+    def action_sort_reverse(self) -> None:
+        if self.answer and self.sort_by:
+            self.sort_by = (self.sort_by[0], not self.sort_by[1])
+            self._fill(self.answer)
+
+    @on(DataTable.HeaderSelected, "#base-table")
+    def _header(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a header sorts by it; a second click reverses."""
+        pid = str(event.column_key.value)
+        same = self.sort_by is not None and self.sort_by[0] == pid
+        self.sort_by = (pid, not self.sort_by[1] if same and self.sort_by else False)
+        if self.answer:
+            self._fill(self.answer)
+
     def action_view(self, step: int) -> None:
         if self.views:
             at = self.views.index(self.view_name) if self.view_name in self.views else 0
@@ -76,6 +116,8 @@ class BaseScreen(KbScreen):
         args: dict[str, Any] = {"file": self.base, "limit": ROW_LIMIT}
         if view:
             args["view"] = view
+        if self.this:
+            args["this"] = self.this
         answer = self.kb.tool("base_query", args)
         self.app.call_from_thread(self.show, answer)
 
@@ -84,13 +126,16 @@ class BaseScreen(KbScreen):
         if not answer.get("ok"):
             title.update(Text(f"{self.base}: {answer.get('message')}", style="red"))
             return
+        if answer["view"] != self.view_name:
+            self.sort_by = None  # another view: its own order
         self.view_name = answer["view"]
         if answer["views"] != self.views:
             self.views = list(answer["views"])
             tabs = self.query_one("#base-tabs", Tabs)
-            tabs.clear()
-            for i, name in enumerate(self.views):
-                tabs.add_tab(Tab(name, id=f"view-{i}"))
+            with tabs.prevent(Tabs.TabActivated):  # the first tab added is not a choice
+                tabs.clear()
+                for i, name in enumerate(self.views):
+                    tabs.add_tab(Tab(name, id=f"view-{i}"))
         tabs = self.query_one("#base-tabs", Tabs)
         with tabs.prevent(Tabs.TabActivated):
             tabs.active = f"view-{self.views.index(self.view_name)}"
@@ -100,11 +145,17 @@ class BaseScreen(KbScreen):
         self._fill(answer)
 
     def _fill(self, answer: dict[str, Any]) -> None:
+        self.answer = answer
         table = self.query_one("#base-table", DataTable)
         table.clear(columns=True)
         columns = answer["columns"]
+        if self.sort_by and self.sort_by[0] not in {c["id"] for c in columns}:
+            self.sort_by = None
         for column in columns:
-            table.add_column(column["name"], key=column["id"])
+            arrow = ""
+            if self.sort_by and self.sort_by[0] == column["id"]:
+                arrow = " ▼" if self.sort_by[1] else " ▲"
+            table.add_column(column["name"] + arrow, key=column["id"])
         rows = answer["rows"]
         self.row_ids = {r["path"]: r.get("id", "") for r in rows}
         order = [(g, g["rows"]) for g in answer["groups"]] or [(None, range(len(rows)))]
@@ -114,13 +165,24 @@ class BaseScreen(KbScreen):
                     f"▸ {group['label'] or '(empty)'} ({len(group['rows'])})", style="bold"
                 )
                 table.add_row(label, *[""] * (len(columns) - 1), key=f"group:{group['label']}")
-            for i in indices:
+            for i in self._sorted(rows, indices):
                 row = rows[i]
                 table.add_row(*(cell(row["values"].get(c["id"])) for c in columns), key=row["path"])
+        named = {c["id"]: c["name"] for c in columns}
         lines = [
-            f"{s['summary']} of {pid}: {cell(s['value'])}" for pid, s in answer["summaries"].items()
+            f"{s['summary']} of {named.get(pid, pid)}: {cell(s['value'])}"
+            for pid, s in answer["summaries"].items()
         ]
         self.query_one("#base-summary", Static).update(Text("\n".join(lines), style="dim"))
+
+    def _sorted(self, rows: list[dict[str, Any]], indices: Any) -> list[int]:
+        if self.sort_by is None:
+            return list(indices)
+        pid, desc = self.sort_by
+        filled = [i for i in indices if not is_blank(rows[i]["values"].get(pid))]
+        blank = [i for i in indices if is_blank(rows[i]["values"].get(pid))]
+        filled.sort(key=lambda i: sort_key(rows[i]["values"].get(pid)), reverse=desc)
+        return filled + blank
 
     @on(Tabs.TabActivated, "#base-tabs")
     def _tab(self, event: Tabs.TabActivated) -> None:

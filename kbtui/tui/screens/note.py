@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from kbtui.cells import cell_safe
 from kbtui.tui.messages import NoteDetails, NoteLoaded, OpenNote, ShowGraph
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.modals import ConfirmRename, PromptModal
 from kbtui.tui.widgets.note_parts import (
     WIKILINK_SCHEME,
@@ -297,7 +298,12 @@ class NoteScreen(KbScreen):
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:
         if event.href.startswith(WIKILINK_SCHEME):
-            self.resolve_link(event.href[len(WIKILINK_SCHEME) :])
+            target = event.href[len(WIKILINK_SCHEME) :]
+            name, _, view = target.partition("#")
+            if name.lower().endswith(".base"):  # an embedded base opens as its view
+                self.app.push_screen(BaseScreen(name, view or None, this=self.entity_id))
+            else:
+                self.resolve_link(target)
         elif event.href.startswith(("http://", "https://")):
             self.app.open_url(event.href)
 

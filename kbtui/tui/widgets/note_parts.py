@@ -47,7 +47,10 @@ def linkify(markdown: str) -> str:
         name, _, heading = target.partition("#")
         shown = label.strip() or (f"{name.strip()} › {heading.strip()}" if heading else name)
         shown = cell_safe(shown.replace("[", "(").replace("]", ")"))
-        href = (WIKILINK_SCHEME + name.strip()).replace(">", "")
+        wanted = name.strip()
+        if wanted.lower().endswith(".base") and heading.strip():  # ![[X.base#View]]: that view
+            wanted += "#" + heading.strip()
+        href = (WIKILINK_SCHEME + wanted).replace(">", "")
         out.append(f"[{shown.strip()}](<{href}>)")
     out.append(cell_safe(markdown[pos:]))
     return "".join(out)
