@@ -8,6 +8,7 @@ Prints figures; asserts nothing.
 
     python bench/pdf_index.py --pages 200          # chunks/s: PDF vs notes
     python bench/pdf_index.py --pages 1000 --only pdf   # the 1,000-page PDF's peak RSS
+    python bench/pdf_index.py --pages 200 --repeat 5    # the ratio as a median of 5 pairs
 """
 
 from __future__ import annotations
@@ -103,6 +104,14 @@ def main() -> None:
     if len(rates) == 2:
         pdf, notes = statistics.median(rates["pdf"]), statistics.median(rates["notes"])
         print(f"median chunks/s: PDF {pdf:.1f}, notes {notes:.1f}; PDF / notes {pdf / notes:.3f}")
+        pairs = [p / n for p, n in zip(rates["pdf"], rates["notes"], strict=False)]
+        if len(pairs) > 1:  # each PDF run against the notes run just before it
+            q = statistics.quantiles(pairs, n=4) if len(pairs) > 2 else pairs
+            print(
+                f"PDF / notes per pair: median {statistics.median(pairs):.3f}, "
+                f"quartiles {q[0]:.3f}-{q[-1]:.3f}, {len(pairs)} pairs: "
+                + " ".join(f"{x:.2f}" for x in pairs)
+            )
     print(machine_note(before))
 
 

@@ -75,3 +75,29 @@ def test_the_rules_one_by_one() -> None:
     assert same_spelling("Evergreen notes", "evergreen notes")  # a sentence's start
     assert not same_spelling("local images", "Local images")  # a phrase, not the note
     assert not same_spelling("for theme designers", "for Theme Designers")
+
+
+def test_no_mention_inside_a_links_text_and_no_verb_for_a_first_name() -> None:
+    """A name inside a link's shown text cannot take a link (the two would nest: both break);
+    a first name that starts a sentence and takes an object is a verb ("Mark your note")."""
+    text = (
+        "- [[languagetool-plugin|LanguageTool Integration]]: checks with the LanguageTool API\n"
+        "* [OZ Calendar](https://github.com/ozntel/oz-calendar) shows a Calendar view.\n"
+        "- [[favorite-note|Favorite Note]]: Mark your note as favorite.\n"
+        "- Mark argued for it. We asked Mark the question.\n"
+    )
+    note = NoteText(text)
+
+    def mention(word: str, nth: int, first: bool = False) -> bool:
+        at = -1
+        for _ in range(nth):
+            at = text.index(word, at + 1)
+        return is_mention(note, at, at + len(word), {word}, lambda w: first and w == "Mark")
+
+    assert not mention("LanguageTool", 1)  # in the wikilink's label
+    assert mention("LanguageTool", 2)  # in the prose after it
+    assert not mention("Calendar", 1)  # in the markdown link's text
+    assert mention("Calendar", 2)
+    assert not mention("Mark", 1, first=True)  # "Mark your note": the verb
+    assert mention("Mark", 2, first=True)  # "- Mark argued": the person
+    assert mention("Mark", 3, first=True)  # mid-sentence

@@ -107,6 +107,29 @@ def test_a_properties_only_note_is_found_and_reads_as_itself(vault: Path) -> Non
         kb.close()
 
 
+def test_a_note_with_a_body_is_found_by_words_only_its_properties_give(vault: Path) -> None:
+    """Redis's docs say what a page is about in `description`, hub notes name a plugin in
+    `aliases`: a keyword search for those words finds the note, whose chunks stay its body."""
+    (vault / "proxy-based.md").write_text(
+        "---\ndescription: Proxy-based disaster recovery for Active-Active databases.\n"
+        "aliases:\n  - Failover Relay\npublish: true\n---\n"
+        "If you add a lightweight component between the clients and the database, "
+        "applications can route requests to the optimal endpoint.\n"
+    )
+    settings = Settings.for_vault(vault)
+    index(settings, HashEmbedder())
+    kb = KnowledgeBase.open(settings, HashEmbedder())
+    try:
+        for query in ("disaster recovery", "failover relay"):
+            found = kb.call("kb_search", {"query": query, "mode": "keyword"})
+            assert [r["id"] for r in found["results"]][:1] == ["note:proxy_based"], found
+        note = kb.call("kb_get", {"id": "note:proxy_based"})
+        assert note["content"].startswith("If you add") and "disaster" not in note["content"]
+        assert note["chunks_count"] == 1
+    finally:
+        kb.close()
+
+
 def test_an_index_from_before_gets_the_properties_chunks(vault: Path) -> None:
     """Schema 4 re-reads notes that have no chunk, so an upgraded index finds them too."""
     (vault / "Blade Runner.md").write_text(FILM)

@@ -61,6 +61,10 @@ def head_line(result: dict[str, Any], ids: bool, safe: bool = True) -> Text:
     also = (result.get("metadata") or {}).get("also_in")
     if also:  # near-identical copies folded into this result (search/copies.py)
         head.append(f"  (also in {shown(', '.join(map(str, also)))})", style="dim")
+    for key, words in (("listed_in", "listed in"), ("embedded_in", "in")):
+        names = [str(p).rsplit("/", 1)[-1].removesuffix(".md") for p in metadata.get(key, ())]
+        if names:  # search/listed.py, search/embeds.py
+            head.append(f"  ({words} {shown(', '.join(names))})", style="dim")
     return head
 
 

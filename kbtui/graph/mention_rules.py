@@ -30,6 +30,8 @@ _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*[ \t]+[*_]*$")
 _LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[*_]*(?:\s|$)")
 _CAPITAL_BEFORE = re.compile(r"[A-Z][\w&]*,?[ \t]$")
 _CAPITAL_AFTER = re.compile(r"^[ \t][A-Z]")
+# an imperative's object: "Mark your note", "Grace the table"; a person is followed by a verb
+_DETERMINER_AFTER = re.compile(r"^[ \t]+(?:your|the|a|an|this|that|these|those|my|our|its)\b", re.I)
 
 
 @dataclass
@@ -82,10 +84,14 @@ def is_mention(
         return False
     if _LABEL_AFTER.match(after):
         return False  # "Links: [...]", "- GitHub: [...]", "**Files & Links**:", "Border:"
+    if _in_link_text(before, words + after):
+        return False  # "[OZ Calendar](https://...)": a link inside a link's text breaks both
     if " " in words.strip():
         return any(same_spelling(words, s) for s in spellings)
     if words.islower():
         return False  # 'repeat' the verb
+    if first_name(words) and _starts(before) and _DETERMINER_AFTER.match(after):
+        return False  # "Favorite Note: Mark your note as favorite": a verb, not Mark
     if first_name(words) or one_entity:  # "Andrei" at a list item's start; "Ada" for ada.md
         return True
     if words not in spellings:
@@ -95,6 +101,20 @@ def is_mention(
     capital = _CAPITAL_BEFORE.search(before)  # a capitalised word that starts no sentence
     inside_name = bool(capital and not _starts(before[: capital.start()]))
     return not (_starts(before) or inside_name or _CAPITAL_AFTER.match(after))
+
+
+def _in_link_text(before: str, rest: str) -> bool:
+    """Whether the match (where `rest` starts) is inside a link's shown text on its line:
+    `[[target|... here ...]]` or `[... here ...](url)`."""
+    opened = before.rfind("[")
+    if opened < 0 or "]" in before[opened:]:
+        return False
+    close = rest.find("]")
+    if close < 0 or "[" in rest[:close]:
+        return False
+    return rest[close:].startswith(("](", "]]")) and (
+        rest[close:].startswith("](") or "|" in before[opened:]
+    )
 
 
 def _starts(before: str) -> bool:

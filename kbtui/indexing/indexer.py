@@ -31,7 +31,7 @@ from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault import scan
 from kbtui.vault.attachments.pdf import page_of
-from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk
+from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk, with_properties
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
@@ -46,8 +46,8 @@ MAX_NOTE_BYTES = 10 * 1024 * 1024
 TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
 CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
 # Bump when what a chunk shows, embeds or indexes changes (kbtui.vault.hidden, plain.py):
-# 2 = without Obsidian comments and HTML markup; 3 = code/data chunks not embedded.
-TEXT_VERSION = "3"
+# 2 = without comments and HTML markup; 3 = code/data chunks not embedded; 4 = properties.
+TEXT_VERSION = "4"
 INDEX_VERSION_KEY = "index_text_version"
 KEYWORD_HIDDEN = frozenset({MARKUP})  # what BM25 leaves out of a chunk
 
@@ -87,9 +87,8 @@ def embed_text(title: str, heading: str, content: str) -> str:
 def keyword_text(title: str, heading: str, content: str) -> str:
     """What BM25 indexes: the text, code identifiers included, the title weighted up.
 
-    `content` is the chunk without HTML markup: words of tags and attributes (`button`,
-    `mod-cta`) are not the note's. Obsidian comments stay searchable, as in Obsidian.
-    """
+    `content` is the chunk without HTML markup (`button`, `mod-cta` are not the note's
+    words); Obsidian comments stay searchable, as in Obsidian."""
     return "\n".join([title] * TITLE_WEIGHT + [heading, content])
 
 
@@ -370,6 +369,7 @@ class Indexer:
             hidden.shown(c.start, c.end, KEYWORD_HIDDEN) if c.end > c.start else c.content
             for c in chunks
         ]
+        searched = searched if pdf else with_properties(searched, chunks, note.frontmatter)
         heads = ["" if pdf else c.heading for c in chunks]  # a PDF's `p. N` is no context
         texts = [embed_text(note.title, h, v) for h, v in zip(heads, shown, strict=True)]
         counted = [

@@ -27,8 +27,10 @@ import numpy as np
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
 from kbtui.search.copies import group_copies
+from kbtui.search.embeds import add_embedded
 from kbtui.search.evidence import bm25_leader, evident
 from kbtui.search.keyword_index import KeywordIndex, KeywordScores, row_mask
+from kbtui.search.listed import fold_lists
 from kbtui.search.snippets import make_snippet
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
@@ -329,6 +331,8 @@ class SearchService:
             best.setdefault(hit.entity_id, hit)
         hits = list(best.values())
         details = self.store.chunk_details([h.cid for h in hits])
+        hits, listed = fold_lists(self.store, hits, details, query)  # listed.py
+        hits, embedded = add_embedded(self.store, hits, details, query)  # embeds.py
         rows = [
             (details[h.cid]["title"], details[h.cid]["path"], details[h.cid]["shown"]) for h in hits
         ]
@@ -356,6 +360,10 @@ class SearchService:
                 "keyword_score": hit.keyword_score,
                 **page_place(d["path"], d["heading"]),  # a PDF's page and link
             }
+            if hit.entity_id in listed:
+                metadata["listed_in"] = listed[hit.entity_id]
+            if hit.entity_id in embedded:
+                metadata["embedded_in"] = embedded[hit.entity_id]
             if len(members) > 1:
                 others = [rows[i][1] for i in members[1:]]
                 metadata["also_in"] = [label(p, d["path"]) for p in others]

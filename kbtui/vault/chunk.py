@@ -131,6 +131,12 @@ def properties_chunk(frontmatter: dict[str, Any], limit: int = 2000) -> Chunk | 
     lines, links shown as their names, URLs and nested maps left out. Its span is empty
     (0, 0): it is not body text, so reassembling the note leaves it out.
     """
+    content = properties_text(frontmatter, limit)
+    return Chunk(index=0, content=content, start=0, end=0, heading="") if content else None
+
+
+def properties_text(frontmatter: dict[str, Any], limit: int = 2000) -> str:
+    """A note's properties as `key: value` lines (links as names; URLs, flags, maps out)."""
     lines = []
     for key, value in frontmatter.items():
         if key in _INTERNAL_KEYS:
@@ -140,8 +146,20 @@ def properties_chunk(frontmatter: dict[str, Any], limit: int = 2000) -> Chunk | 
         text = ", ".join(v for v in shown if v)
         if text:
             lines.append(f"{key}: {text}")
-    content = "\n".join(lines)[:limit].strip()
-    return Chunk(index=0, content=content, start=0, end=0, heading="") if content else None
+    return "\n".join(lines)[:limit].strip()
+
+
+def with_properties(
+    texts: list[str], chunks: list[Chunk], frontmatter: dict[str, Any]
+) -> list[str]:
+    """`texts` (one per chunk, for BM25) with the note's properties added to its first body
+    chunk: words a note gives only in its properties (redis docs' `description`, an `aliases`
+    entry) are its words too, as Obsidian's search finds them in the file. A note with no
+    body already has them as its properties chunk (empty span); `title` is counted already."""
+    if not chunks or chunks[0].end <= chunks[0].start:
+        return texts
+    props = properties_text({k: v for k, v in frontmatter.items() if k != "title"})
+    return [f"{texts[0]}\n{props}", *texts[1:]] if props else texts
 
 
 def _shown(value: Any) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import duckdb
 
-from kbtui.store.graph.links import resolved_links_sql
+from kbtui.store.graph.links import link_key, resolved_links_sql
 from kbtui.store.graph.vault_facts import VaultFacts
 
 
@@ -45,6 +45,18 @@ class LinkQueries(VaultFacts):
                UNION SELECT unnest(aliases), entity_id FROM notes ORDER BY 2, 1"""
         ).fetchall()
         return [(r[0], r[1]) for r in rows if r[0]]
+
+    def link_target(self, source_id: str, target: str) -> str | None:
+        """The note a link from `source_id` to `target` (as written) reaches, if any: read
+        from the relationships the index resolved (ms, where resolving anew took ~80 ms)."""
+        row = self.con.execute(
+            """SELECT r.target_id FROM relationships r
+               JOIN entity_names e ON e.entity_id = r.target_id AND e.key = $key
+               WHERE r.source_key = hash($src) AND r.source_id = $src
+               ORDER BY e.priority, r.target_id LIMIT 1""",
+            {"src": source_id, "key": link_key(target)},
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def note_paths(self) -> dict[str, str]:
         """Entity id -> vault path of every note."""
