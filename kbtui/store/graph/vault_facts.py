@@ -27,13 +27,15 @@ TASK_COLUMNS = (
 )
 
 
-def _resolved_sql(where: str) -> str:
-    """(source path, target as written, key, resolved path or NULL, rel) of every Obsidian
-    link (not a relation key's bare value) of the notes `where` picks (a filter on `l`).
+def insert_link_dest_sql(where: str) -> str:
+    """INSERT into `link_dest` the note each (linking note, key) of the Obsidian links (not a
+    relation key's bare value) `where` picks (a filter on `l`) reaches, NULL for none: done
+    at index time for the notes a write touches, so the vault-wide answers are plain joins.
     A key one note owns resolves by a join; only keys several notes share are resolved per
-    linking note (the nearest), which is what makes a vault-wide answer affordable."""
+    linking note (the nearest, then the first path)."""
     return f"""
-    WITH l AS MATERIALIZED (SELECT l.entity_id AS src, l.target, l.key, l.rel FROM links l
+    INSERT INTO link_dest
+    WITH l AS MATERIALIZED (SELECT DISTINCT l.entity_id AS src, l.key FROM links l
                WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})),
     cand AS MATERIALIZED (SELECT e.key, e.entity_id, e.priority FROM entity_names e
              WHERE e.key IN (SELECT DISTINCT key FROM l) AND {OBSIDIAN_NAMES}),
@@ -45,17 +47,26 @@ def _resolved_sql(where: str) -> str:
     near AS (SELECT p.src, p.key,
                     arg_min(t.entity_id, ({_folder_steps("sn.folder", "tn.folder")}, tn.path))
                         AS dst
-             FROM (SELECT DISTINCT src, key FROM l
+             FROM (SELECT src, key FROM l
                    WHERE key IN (SELECT key FROM owners WHERE n > 1)) p
              JOIN top t ON t.key = p.key
              JOIN notes sn ON sn.entity_id = p.src
              JOIN notes tn ON tn.entity_id = t.entity_id
              GROUP BY p.src, p.key)
+    SELECT l.src, l.key, CASE WHEN o.n = 1 THEN o.dst ELSE x.dst END
+    FROM l LEFT JOIN owners o ON o.key = l.key
+    LEFT JOIN near x ON x.src = l.src AND x.key = l.key"""
+
+
+def _links_sql(where: str) -> str:
+    """(source path, target as written, key, resolved path or NULL, rel) of every Obsidian
+    link of the notes `where` picks (a filter on `l` or `d`), from `link_dest`."""
+    return f"""
     SELECT sn.path AS source, l.target, l.key, tn.path AS dest, l.rel
-    FROM l JOIN notes sn ON sn.entity_id = l.src
-    LEFT JOIN owners o ON o.key = l.key
-    LEFT JOIN near x ON x.src = l.src AND x.key = l.key
-    LEFT JOIN notes tn ON tn.entity_id = CASE WHEN o.n = 1 THEN o.dst ELSE x.dst END"""
+    FROM links l JOIN link_dest d ON d.entity_id = l.entity_id AND d.key = l.key
+    JOIN notes sn ON sn.entity_id = l.entity_id
+    LEFT JOIN notes tn ON tn.entity_id = d.dest
+    WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})"""
 
 
 class VaultFacts:
@@ -64,40 +75,37 @@ class VaultFacts:
     con: duckdb.DuckDBPyConnection
 
     def obsidian_links(
-        self, source_path: str | None = None, keys: Sequence[str] | None = None
+        self, source_path: str | None = None, dest_path: str | None = None
     ) -> list[tuple[str, str, str, str | None, str]]:
-        """Every link occurrence, or those of one note, or those whose key is in `keys`."""
+        """Every link occurrence, or those of one note, or those that reach one note."""
         where, params = "TRUE", dict[str, Any]()
-        if source_path is not None:
-            where = "l.entity_id = (SELECT entity_id FROM notes WHERE path = $path)"
-            params = {"path": source_path}
-        elif keys is not None:
-            where, params = "list_contains($keys, l.key)", {"keys": list(keys)}
-        rows = self.con.execute(_resolved_sql(where) + " ORDER BY 1, 2", params).fetchall()
+        for path, column in ((source_path, "d.entity_id"), (dest_path, "d.dest")):
+            if path is not None:  # a constant, so the scan of link_dest is filtered
+                row = self.con.execute("SELECT entity_id FROM notes WHERE path = ?", [path])
+                found = row.fetchone()
+                where, params = f"{column} = $id", {"id": found[0] if found else ""}
+        rows = self.con.execute(_links_sql(where) + " ORDER BY 1, 2", params).fetchall()
         return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
-    def unresolved_links(self) -> list[tuple[str, str, str]]:
-        """(source path, target, key) of every link that reaches no note."""
+    def unresolved_links(self, sources: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        """(source path, target, key) of every link that reaches no note (of `sources` only,
+        when given)."""
+        where, params = "d.dest IS NULL", dict[str, Any]()
+        if sources is not None:
+            where += " AND list_contains($paths, sn.path)"
+            params = {"paths": list(sources)}
         rows = self.con.execute(
-            f"SELECT source, target, key FROM ({_resolved_sql('TRUE')}) WHERE dest IS NULL"
-            " ORDER BY 2, 1"
+            f"SELECT source, target, key FROM ({_links_sql(where)}) ORDER BY 2, 1", params
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def linked_paths(self) -> tuple[set[str], set[str]]:
-        """(notes some other note links to, notes that link to some other note)."""
+    def unlinked_paths(self, end: str) -> list[str]:
+        """Notes no other note links to (`end` "dest": orphans) or that link to no other
+        note (`end` "entity_id": dead ends, before links to attachments are counted)."""
+        column = {"dest": "dest", "entity_id": "entity_id"}[end]
         rows = self.con.execute(
-            f"""SELECT DISTINCT source, dest FROM ({_resolved_sql("TRUE")})
-                WHERE dest IS NOT NULL AND dest <> source"""
-        ).fetchall()
-        return {r[1] for r in rows}, {r[0] for r in rows}
-
-    def obsidian_keys(self, path: str) -> list[str]:
-        """The keys under which Obsidian's links can reach the note at `path`."""
-        rows = self.con.execute(
-            f"""SELECT DISTINCT e.key FROM entity_names e JOIN notes n USING (entity_id)
-                WHERE n.path = ? AND {OBSIDIAN_NAMES} ORDER BY 1""",
-            [path],
+            f"""SELECT path FROM notes WHERE entity_id NOT IN (
+                    SELECT {column} FROM link_dest WHERE dest <> entity_id) ORDER BY path"""
         ).fetchall()
         return [r[0] for r in rows]
 
