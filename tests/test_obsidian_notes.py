@@ -156,3 +156,19 @@ def test_search_context(kepano: VaultRuntime) -> None:
     ]
     assert sorted((r["file"], r["line"]) for r in answer["results"]) == sorted(expected)
     assert len(expected) >= 5
+
+
+@pytest.mark.parametrize("query", ["created: 2023-09-12", "RATING: 7", "genre: []", "[[Books]]"])
+def test_search_context_matches_properties(kepano: VaultRuntime, query: str) -> None:
+    """Obsidian's search reads the properties block as the lines it is: a line of YAML
+    holding the query is a match like any other (grep over the files is the reference)."""
+    answer = kepano.call("app_search_context", {"query": query})
+    vault = kepano.settings.vault
+    expected = [
+        (p.relative_to(vault).as_posix(), n)
+        for p in sorted(vault.rglob("*.md"))
+        for n, line in enumerate(p.read_text().split("\n"), 1)
+        if query.lower() in line.lower()
+    ]
+    assert sorted((r["file"], r["line"]) for r in answer["results"]) == sorted(expected)
+    assert len(expected) >= 2

@@ -62,7 +62,8 @@ def canvas_markdown(text: str) -> tuple[str, list[Link]]:
     for edge in edges:
         if not isinstance(edge, dict):
             raise CanvasError("broken canvas: an edge that is not an object")
-        label = edge.get("label").strip() if isinstance(edge.get("label"), str) else ""
+        said = edge.get("label")
+        label = said.strip() if isinstance(said, str) else ""
         a, b = files.get(edge.get("fromNode", "")), files.get(edge.get("toNode", ""))
         if a and b:  # card to card, the way the arrows point (the text is the label)
             links += [

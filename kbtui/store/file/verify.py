@@ -21,7 +21,7 @@ TABLES: dict[str, str] = {
     "postings": "SELECT c.chunk_id, p.term, p.tf FROM postings p JOIN chunks c USING (cid)",
     "tags": "SELECT entity_id, tag FROM tags",
     "links": "SELECT entity_id, target, rel, heading, label, key, form, via FROM links",
-    "link_dest": "SELECT entity_id, key, dest FROM link_dest",
+    "link_dest": "SELECT entity_id, target, key, dest FROM link_dest",
     "tasks": "SELECT * FROM tasks",
     "entity_names": "SELECT entity_id, key, priority FROM entity_names",
     "relationships": "SELECT rel_id, source_id, target_id, type, label, confidence, origin,"

@@ -4,6 +4,7 @@ does not follow; nearest note first), tasks, tags and properties."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,14 +29,14 @@ TASK_COLUMNS = (
 
 
 def insert_link_dest_sql(where: str) -> str:
-    """INSERT into `link_dest` the note each (linking note, key) of the Obsidian links (not a
-    relation key's bare value) `where` picks (a filter on `l`) reaches, NULL for none: done
-    at index time for the notes a write touches, so the vault-wide answers are plain joins.
-    A key one note owns resolves by a join; only keys several notes share are resolved per
-    linking note (the nearest, then the first path)."""
+    """INSERT into `link_dest` each Obsidian link (not a relation key's bare value) of the
+    notes `where` picks (a filter on `l`) with the note it reaches, NULL for none: done at
+    index time for the notes a write touches, so the answers read one table. A key one note
+    owns resolves by a join; only keys several notes share are resolved per linking note
+    (the nearest, then the first path)."""
     return f"""
     INSERT INTO link_dest
-    WITH l AS MATERIALIZED (SELECT DISTINCT l.entity_id AS src, l.key FROM links l
+    WITH l AS MATERIALIZED (SELECT l.entity_id AS src, l.target, l.key FROM links l
                WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})),
     cand AS MATERIALIZED (SELECT e.key, e.entity_id, e.priority FROM entity_names e
              WHERE e.key IN (SELECT DISTINCT key FROM l) AND {OBSIDIAN_NAMES}),
@@ -47,26 +48,25 @@ def insert_link_dest_sql(where: str) -> str:
     near AS (SELECT p.src, p.key,
                     arg_min(t.entity_id, ({_folder_steps("sn.folder", "tn.folder")}, tn.path))
                         AS dst
-             FROM (SELECT src, key FROM l
+             FROM (SELECT DISTINCT src, key FROM l
                    WHERE key IN (SELECT key FROM owners WHERE n > 1)) p
              JOIN top t ON t.key = p.key
              JOIN notes sn ON sn.entity_id = p.src
              JOIN notes tn ON tn.entity_id = t.entity_id
              GROUP BY p.src, p.key)
-    SELECT l.src, l.key, CASE WHEN o.n = 1 THEN o.dst ELSE x.dst END
+    SELECT l.src, l.target, l.key, CASE WHEN o.n = 1 THEN o.dst ELSE x.dst END
     FROM l LEFT JOIN owners o ON o.key = l.key
     LEFT JOIN near x ON x.src = l.src AND x.key = l.key"""
 
 
 def _links_sql(where: str) -> str:
-    """(source path, target as written, key, resolved path or NULL, rel) of every Obsidian
-    link of the notes `where` picks (a filter on `l` or `d`), from `link_dest`."""
+    """(source path, target as written, key, resolved path or NULL) of every Obsidian link
+    `where` picks (a filter on `d`, the link_dest row)."""
     return f"""
-    SELECT sn.path AS source, l.target, l.key, tn.path AS dest, l.rel
-    FROM links l JOIN link_dest d ON d.entity_id = l.entity_id AND d.key = l.key
-    JOIN notes sn ON sn.entity_id = l.entity_id
+    SELECT sn.path AS source, d.target, d.key, tn.path AS dest
+    FROM link_dest d JOIN notes sn ON sn.entity_id = d.entity_id
     LEFT JOIN notes tn ON tn.entity_id = d.dest
-    WHERE coalesce(l.form, 'wiki') <> 'bare' AND ({where})"""
+    WHERE {where}"""
 
 
 class VaultFacts:
@@ -76,7 +76,7 @@ class VaultFacts:
 
     def obsidian_links(
         self, source_path: str | None = None, dest_path: str | None = None
-    ) -> list[tuple[str, str, str, str | None, str]]:
+    ) -> list[tuple[str, str, str, str | None]]:
         """Every link occurrence, or those of one note, or those that reach one note."""
         where, params = "TRUE", dict[str, Any]()
         for path, column in ((source_path, "d.entity_id"), (dest_path, "d.dest")):
@@ -85,7 +85,7 @@ class VaultFacts:
                 found = row.fetchone()
                 where, params = f"{column} = $id", {"id": found[0] if found else ""}
         rows = self.con.execute(_links_sql(where) + " ORDER BY 1, 2", params).fetchall()
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     def unresolved_links(self, sources: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
         """(source path, target, key) of every link that reaches no note (of `sources` only,
@@ -98,6 +98,20 @@ class VaultFacts:
             f"SELECT source, target, key FROM ({_links_sql(where)}) ORDER BY 2, 1", params
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
+
+    def unresolved_counts(self, but: Sequence[str]) -> list[tuple[str, int, list[str]]]:
+        """(target, links, sorted linking paths) of every target as written that reaches no
+        note, by target, leaving out the keys in `but` (those reaching a file). Grouped
+        here: DuckDB's sorted lists cost more than the flat rows at 10k notes."""
+        rows = self.con.execute(
+            """SELECT d.target, sn.path FROM link_dest d JOIN notes sn USING (entity_id)
+               WHERE d.dest IS NULL AND trim(d.key, '/') NOT IN (SELECT unnest($but))""",
+            {"but": list(but)},
+        ).fetchall()
+        grouped: dict[str, list[str]] = {}
+        for target, source in rows:
+            grouped.setdefault(target, []).append(source)
+        return [(t, len(s), sorted(set(s))) for t, s in sorted(grouped.items())]
 
     def unlinked_paths(self, end: str) -> list[str]:
         """Notes no other note links to (`end` "dest": orphans) or that link to no other
@@ -188,13 +202,20 @@ class VaultFacts:
 
     def paths_containing(self, text: str, folder: str = "") -> list[str]:
         """Paths of the notes whose text (a chunk, the title or the path) holds `text`, in
-        any case (callers check the case and the lines in the file itself)."""
+        any case, and of those whose properties hold each of its words (the properties
+        block is kept as JSON, not as the lines written): callers check the case and the
+        lines in the file itself."""
+        words = re.findall(r"\w+", text.lower())
+        in_props = " AND ".join(
+            f"contains(lower(n.frontmatter::VARCHAR), $w{i})" for i in range(len(words))
+        )
         rows = self.con.execute(
-            """SELECT DISTINCT n.path FROM notes n WHERE (n.folder = $f OR starts_with(n.folder,
+            f"""SELECT DISTINCT n.path FROM notes n WHERE (n.folder = $f OR starts_with(n.folder,
                    $f || '/') OR $f = '') AND (contains(lower(n.title), $q) OR EXISTS (
                    SELECT 1 FROM chunks c WHERE c.entity_id = n.entity_id
-                   AND contains(lower(c.content), $q)))
+                   AND contains(lower(c.content), $q))
+                   OR (n.frontmatter::VARCHAR NOT IN ('{{}}', 'null') AND {in_props or "TRUE"}))
                ORDER BY 1""",
-            {"q": text.lower(), "f": folder.strip("/")},
+            {"q": text.lower(), "f": folder.strip("/")} | {f"w{i}": w for i, w in enumerate(words)},
         ).fetchall()
         return [r[0] for r in rows]

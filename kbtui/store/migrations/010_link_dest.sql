@@ -3,8 +3,9 @@
 -- link per call; kept current by the writes that touch a note or a name it links by. Filled
 -- by the relation rule's rebuild (RELATION_RULE 4). `via`: the key of the note a canvas edge
 -- starts from (the edge's own card), empty for every other link, whose source is its note.
-CREATE TABLE IF NOT EXISTS link_dest (
+CREATE TABLE IF NOT EXISTS link_dest (  -- one row per link, as `links` (its bare values out)
     entity_id VARCHAR NOT NULL,   -- the linking note
+    target    VARCHAR NOT NULL,   -- the target as written
     key       VARCHAR NOT NULL,   -- the link's key (kbtui.store.graph.links.link_key)
     dest      VARCHAR             -- the note it opens in Obsidian; NULL: none (unresolved)
 );

@@ -131,9 +131,14 @@ def search_context(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     query: str = args["query"]
     case = bool(args.get("case"))
     results: list[dict[str, Any]] = []
-    for path in parts.store.paths_containing(query, args.get("folder") or "")[: args["limit"]]:
+    files = 0
+    for path in parts.store.paths_containing(query, args.get("folder") or ""):
+        if files == args["limit"]:
+            break
         _, text = _read(parts, path)
+        found = len(results)
         for n, line in enumerate(text.split("\n"), 1):
             if (query in line) if case else (query.lower() in line.lower()):
                 results.append({"file": path, "line": n, "text": line.rstrip("\r")})
+        files += len(results) > found  # a candidate without the line is not a file found
     return ok(results=results, count=len(results))
