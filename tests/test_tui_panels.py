@@ -114,3 +114,36 @@ async def test_enter_on_a_task_opens_the_note_at_its_line(runtime: VaultRuntime)
         block = block_holding(note.query_one("#note-body", Markdown), "- [ ] Deep task", 123)
         assert block is not None and "Deep task" in (block.source or "")
         assert scroll.scroll_y > 0 and _visible(scroll, block)
+
+
+async def test_graph_screen_lists_loose_ends(runtime: VaultRuntime) -> None:
+    """`u` in the graph screen: unresolved links, orphans and dead ends as vault_links
+    answers them; Enter on an orphan opens it, on an unresolved link the note holding it."""
+    vault = runtime.settings.vault
+    (vault / "zz lonely.md").write_text("# Lonely\n\nLinks to [[Nowhere at all]] only.\n")
+    runtime.reindex()
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        screen = app.screen
+        for kind in ("unresolved", "orphans", "deadends"):
+            panel = screen.query_one(f"#links-{kind}", EntityList)
+            answer = runtime.call("vault_links", {"kind": kind})
+            assert panel.option_count == max(answer["count"], 1)
+            assert str(panel.border_title).endswith(f"({answer['count']})")
+        unresolved = screen.query_one("#links-unresolved", EntityList)
+        ids = [unresolved.get_option_at_index(i).id or "" for i in range(unresolved.option_count)]
+        unresolved.highlighted = next(i for i, o in enumerate(ids) if o.startswith("zz lonely"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "note:zz_lonely"
+        await pilot.press("escape")
+        await settle(pilot)
+        orphans = screen.query_one("#links-orphans", EntityList)
+        assert "zz lonely.md" in [
+            orphans.get_option_at_index(i).id for i in range(orphans.option_count)
+        ]

@@ -1,4 +1,5 @@
-"""The graph view: neighbours, path finder, entities by type, duplicates review."""
+"""The graph view: neighbours, path finder, entities by type, duplicates review; `u`: the
+vault's unresolved links, orphans and dead ends."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from textual.widgets import Input, TabbedContent, TabPane
 
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.screens.vault_links import VaultLinksScreen
 from kbtui.tui.widgets.graph_browse import DuplicatesPane, EntitiesPane
 from kbtui.tui.widgets.graph_walk import GraphPane, NeighboursPane, PathPane
 
@@ -23,6 +25,7 @@ class GraphScreen(KbScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="graph.back"),
         Binding("o", "open_note", "Open note", id="graph.open"),
+        Binding("u", "loose_ends", "Unresolved/orphans", show=False, id="graph.loose_ends"),
         # Before the focused widget (priority): an empty Path field leaves them (NameField).
         *(
             Binding(
@@ -90,6 +93,10 @@ class GraphScreen(KbScreen):
             elif tab == "duplicates":
                 self.query_one(DuplicatesPane).load()
         self.query_one(focus).focus()
+
+    def action_loose_ends(self) -> None:
+        """Unresolved links, orphans and dead ends: the vault's loose ends (Obsidian's)."""
+        self.app.push_screen(VaultLinksScreen())
 
     def action_back(self) -> None:
         self.dismiss()
