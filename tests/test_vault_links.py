@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.watcher import ChangeBatch
 from kbtui.runtime.runtime import VaultRuntime
+from kbtui.store import Store
 from tests.conftest import VAULT_EXAMPLE, open_runtime
 from tests.obsidian_oracle import Oracle
 
@@ -205,5 +207,24 @@ def test_answers_follow_watcher_changes(tmp_path: Path, kind: str) -> None:
         changed("notes/Mixed.md")
         (vault / "notes" / "Mixed.md").unlink()
         changed("notes/Mixed.md")
+    finally:
+        rt.close()
+
+
+def test_an_index_from_before_resolves_its_links_at_open(tmp_path: Path) -> None:
+    """An index written before links were resolved at index time (schema 9: no link_dest
+    rows, the older relation rule) fills them when opened, and answers as a fresh one."""
+    vault = md_vault(tmp_path / "vault")
+    rt = open_runtime(vault, HashEmbedder())
+    fresh = {k: _results(rt, k) for k in ("unresolved", "orphans", "deadends")}
+    rt.close()
+    store = Store(Settings.for_vault(vault).db_path)
+    store.con.execute("DELETE FROM link_dest")
+    store.set_meta("relation_rule", "3")
+    store.close()
+    rt = open_runtime(vault, HashEmbedder())
+    try:
+        assert {k: _results(rt, k) for k in fresh} == fresh
+        assert fresh["unresolved"] and fresh["orphans"] and fresh["deadends"]
     finally:
         rt.close()
