@@ -87,7 +87,8 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
     vault = kepano.settings.vault
     compared = 0
     totals: dict[str, int] = {}
-    for path in sorted(vault.rglob("*.md")):
+    first_type: dict[str, str] = {}  # a guessed type comes from the first note, by path
+    for path in sorted(vault.rglob("*.md"), key=lambda p: p.relative_to(vault).as_posix()):
         rel = path.relative_to(vault).as_posix()
         if rel.startswith(".") or "/." in rel:
             continue
@@ -98,6 +99,8 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
         names = [r["name"] for r in answer["results"]]
         for name in names:
             totals[name] = totals.get(name, 0) + 1
+        for r in answer["results"]:
+            first_type.setdefault(r["name"], r["type"])
         if not text.startswith("---\n"):
             assert names == []
             continue
@@ -111,6 +114,7 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
     vault_wide = kepano.call("app_properties", {})["results"]
     assert {r["name"]: r["count"] for r in vault_wide} == totals
     types = {r["name"]: r["type"] for r in vault_wide}
+    assert types == first_type
     assert types["rating"] == "number" and types["genre"] == "multitext"  # from types.json
     tags = {r["tag"]: r["count"] for r in kepano.call("app_tags", {})["results"]}
     assert tags["#categories"] == len(kepano.call("app_tags", {"name": "categories"})["results"])

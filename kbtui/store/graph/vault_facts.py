@@ -200,6 +200,20 @@ class VaultFacts:
             rows = self.con.execute(sql + " ORDER BY path").fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def property_counts(self, suffixes: Sequence[str]) -> list[tuple[str, int, str]]:
+        """(property, notes having it, the first such note's path) over the notes whose
+        path ends with one of `suffixes` (any case): the vault-wide answer counted here,
+        not by reading every note's properties in Python (~50 ms CPU at 10k notes)."""
+        rows = self.con.execute(
+            """SELECT k, count(*), min(path) FROM (
+                   SELECT path, unnest(json_keys(frontmatter)) AS k FROM notes
+                   WHERE json_type(frontmatter) = 'OBJECT'
+                     AND len(list_filter($s, x -> ends_with(lower(path), x))) > 0)
+               GROUP BY k""",
+            {"s": list(suffixes)},
+        ).fetchall()
+        return [(r[0], int(r[1]), r[2]) for r in rows]
+
     def paths_containing(self, text: str, folder: str = "") -> list[str]:
         """Paths of the notes whose text (a chunk, the title or the path) holds `text`, in
         any case, and of those whose properties hold each of its words (the properties
