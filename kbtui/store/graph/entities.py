@@ -42,6 +42,8 @@ class GraphStore(UsageStore):
 
     def meta(self, key: str) -> str | None: ...
 
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+
     def transaction(self) -> AbstractContextManager[None]:
         raise NotImplementedError  # Store's
 
@@ -79,17 +81,8 @@ class GraphStore(UsageStore):
         )
         # A canvas edge is a relationship between two other notes (its cards' files): the
         # ends of a touched canvas's edges, before and after, are derived again too.
-        self.con.execute("""
-            INSERT INTO _relink
-            WITH gone AS (SELECT source_id, target_id FROM relationships
-                          WHERE ends_with(origin, '.canvas') AND (
-                              origin NOT IN (SELECT path FROM notes) OR origin IN (
-                              SELECT path FROM notes WHERE entity_id IN (FROM _relink))))
-            SELECT source_id FROM gone UNION SELECT target_id FROM gone
-            UNION SELECT e.entity_id FROM links l JOIN entity_names e
-                ON e.key = l.via OR e.key = l.key
-            WHERE l.via <> '' AND l.entity_id IN (FROM _relink)
-            EXCEPT SELECT entity_id FROM _relink""")
+        if self._scalar("SELECT count(*) FROM _relink WHERE starts_with(entity_id, 'canvas:')"):
+            self._canvas_ends()
         self.con.execute("""
             DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
                 OR target_id IN (SELECT entity_id FROM _relink)""")
@@ -116,6 +109,20 @@ class GraphStore(UsageStore):
         graph_paths.update(self.con, row[0] if row and row[0] else [], "_new_relationships")
         self.con.execute("DROP TABLE _new_relationships")
         self.con.execute("DROP TABLE _relink")
+
+    def _canvas_ends(self) -> None:
+        """Add to _relink the notes at either end of the edges of the canvases in it."""
+        self.con.execute("""
+            INSERT INTO _relink
+            WITH gone AS (SELECT source_id, target_id FROM relationships
+                          WHERE ends_with(lower(origin), '.canvas') AND (
+                              origin NOT IN (SELECT path FROM notes) OR origin IN (
+                              SELECT path FROM notes WHERE entity_id IN (FROM _relink))))
+            SELECT source_id FROM gone UNION SELECT target_id FROM gone
+            UNION SELECT e.entity_id FROM links l JOIN entity_names e
+                ON e.key = l.via OR e.key = l.key
+            WHERE l.via <> '' AND l.entity_id IN (FROM _relink)
+            EXCEPT SELECT entity_id FROM _relink""")
 
     def _insert_relationships(
         self, links_where: str, target_where: str = "TRUE", into: str = "relationships"
