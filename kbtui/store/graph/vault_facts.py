@@ -1,6 +1,7 @@
 """Queries behind Obsidian's own vault commands (issue 29): links resolved per occurrence as
 Obsidian resolves them (path, end of a path, file name: never a title or alias, which Obsidian
-does not follow; nearest note first), tasks, tags and properties."""
+does not follow; nearest note first), written to `link_dest` when notes are indexed (see
+GraphStore._relink) and read from there; tasks, tags and properties."""
 
 from __future__ import annotations
 
