@@ -2,7 +2,7 @@
 properties answers on a synthetic vault, and what reading markdown links, tasks and canvases
 adds to a cold index.
 
-    python bench/vault_commands.py --notes 10000          # latency (p50/p95) per answer
+    python bench/vault_commands.py --notes 10000          # latency (p50/p95, CPU) per answer
     python bench/vault_commands.py --notes 2000 --cold    # cold keyword index, with/without
 
 Each note of the synthetic vault (bench/synth_vault.py) gets three tasks (Tasks-plugin fields)
@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_common import cpu_times, machine_note, percentiles
+from bench_common import cpu_times, machine_note, p50_p95, percentiles
 from synth_vault import make_vault
 
 from kbtui.config import Settings
@@ -122,14 +122,16 @@ def latency(root: Path, rounds: int) -> None:
     print(f"{len(notes)} notes, {rt.kb.store.stats().get('links')} links")
     for label, args in calls.items():
         tool = label.split()[0]
-        samples = []
+        samples, cpu = [], []
         for _ in range(rounds):
             a = args()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             answer = rt.call(tool, a)
             samples.append((time.perf_counter() - t) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
             assert answer["ok"], answer
-        print(f"{label:26s} {percentiles(samples)}  ({len(answer.get('results', []))} results)")
+        results = len(answer.get("results", []))
+        print(f"{label:26s} {percentiles(samples)}  cpu {p50_p95(cpu)} ms  ({results} results)")
     rt.close()
 
 

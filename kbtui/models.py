@@ -17,6 +17,7 @@ class Link:
     heading: str = ""  # the part after '#', if any
     label: str = ""  # the part after '|', if any
     form: str = "wiki"  # "wiki" ([[x]]), "md" ([t](x.md)), "bare" (a relation key's plain value)
+    via: str = ""  # a canvas edge: the file of the card it starts from (the link's real source)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Canvases (JSON Canvas 1.0) in a copy of vault_example, real DuckDB index: text cards found
 by search (the hit names the canvas and the card), file cards as links (backlinks, graph),
-labelled edges as relationships, kb_get reading the cards, a broken canvas skipped."""
+edges as relationships from card to card (the way the arrows point), kept current when the
+canvas or a card's note changes, kb_get reading the cards, a broken canvas skipped."""
 
 from __future__ import annotations
 
@@ -61,10 +62,90 @@ def test_canvas_cards_links_and_edges(runtime: VaultRuntime) -> None:
         "kg_get_neighbors", {"entityId": "technology:sqlite", "direction": "incoming"}
     )
     labels = {(r["fromEntityId"], r["label"]) for r in near["relationships"]}
-    assert ("canvas:plan", "stores data in") in labels
+    assert ("project:atlas_sync", "stores data in") in labels  # card to card, as drawn
+    assert ("canvas:plan", "stores data in") not in labels
     got = runtime.call("kb_get", {"id": "canvas:plan"})
     assert "Ship the zebra-striped prototype by May" in got["content"]
     assert "projects/atlas_sync.md → stores data in → tech/sqlite.md" in got["content"]
     assert runtime.call("vault_links", {"kind": "links", "note": "boards/Plan.canvas"})[
         "results"
     ] == [{"file": "projects/atlas_sync.md"}, {"file": "tech/sqlite.md"}]
+
+
+def _edges(runtime: VaultRuntime) -> set[tuple[str, str, str | None]]:
+    """(from, to, label) of every relationship a canvas drew, read from the graph."""
+    ids = ("project:atlas_sync", "technology:sqlite", "technology:figma")
+    out = set()
+    for entity in ids:
+        near = runtime.call("kg_get_neighbors", {"entityId": entity, "direction": "outgoing"})
+        assert near["ok"], near
+        out |= {
+            (r["fromEntityId"], r["toEntityId"], r["label"])
+            for r in near["relationships"]
+            if r["toEntityId"] in ids
+            and r["label"] in ("stores data in", "drawn in", None, "")
+            and r["type"] == "RELATED_TO"
+        }
+    return out
+
+
+def test_edges_follow_arrows_and_stay_current(runtime: VaultRuntime) -> None:
+    """Arrow at the end (the default), at the start, at both ends, at neither; then the
+    canvas edited, a card's note renamed on disk and the canvas deleted: the graph follows
+    each change, and equals a rebuild from scratch."""
+    vault = runtime.settings.vault
+    canvas = json.loads(json.dumps(CANVAS))
+    canvas["nodes"].append(
+        {"id": "f3", "type": "file", "file": "tech/figma.md", "x": 600, "y": 200,
+         "width": 200, "height": 100}
+    )  # fmt: skip
+    canvas["edges"] += [
+        {"id": "e2", "fromNode": "f2", "toNode": "f3", "fromEnd": "arrow", "toEnd": "none",
+         "label": "drawn in"},
+        {"id": "e3", "fromNode": "f1", "toNode": "f3", "fromEnd": "arrow", "toEnd": "arrow"},
+        {"id": "e4", "fromNode": "f3", "toNode": "t1"},  # a text card: no note at that end
+    ]  # fmt: skip
+    (vault / "Plan.canvas").write_text(json.dumps(canvas))
+    runtime.reindex()
+    atlas, sqlite, figma = "project:atlas_sync", "technology:sqlite", "technology:figma"
+    assert _edges(runtime) >= {
+        (atlas, sqlite, "stores data in"),
+        (figma, sqlite, "drawn in"),  # the arrow is at the start: figma -> sqlite
+        (atlas, figma, None),
+        (figma, atlas, None),
+    }
+    assert (sqlite, figma, "drawn in") not in _edges(runtime)
+
+    canvas["edges"] = [e for e in canvas["edges"] if e["id"] != "e1"]
+    (vault / "Plan.canvas").write_text(json.dumps(canvas))
+    runtime.reindex()
+    assert (atlas, sqlite, "stores data in") not in _edges(runtime)
+    assert (figma, sqlite, "drawn in") in _edges(runtime)
+
+    (vault / "tech" / "figma.md").rename(vault / "tech" / "figma_tool.md")  # the card is stale
+    runtime.reindex()
+    assert not {e for e in _edges(runtime) if e[2] == "drawn in"}
+    (vault / "tech" / "figma_tool.md").rename(vault / "tech" / "figma.md")
+    runtime.reindex()
+    assert (figma, sqlite, "drawn in") in _edges(runtime)
+    assert _same_as_rebuild(runtime)
+
+    (vault / "Plan.canvas").unlink()
+    runtime.reindex()
+    assert not {e for e in _edges(runtime) if e[2] == "drawn in" or e[:2] == (figma, atlas)}
+    assert _same_as_rebuild(runtime)
+
+
+def _same_as_rebuild(runtime: VaultRuntime) -> bool:
+    """The relationships and Obsidian's resolved links kept current by the writes equal
+    those derived again from the links."""
+    store = runtime.kb.store
+    with runtime.lock:
+        before = store.snapshot()
+        with store.transaction():
+            store.rebuild_relationships()
+        after = store.snapshot()
+    diff = [d for d in before.differences(after) if d.split(":")[0] in ("relationships",
+            "link_dest", "graph_edges")]  # fmt: skip
+    assert not diff, diff
+    return True

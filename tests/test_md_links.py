@@ -105,3 +105,63 @@ def test_md_link_suppresses_unlinked_mention(runtime: VaultRuntime) -> None:
     assert ("note:linked", "technology:zephyr_rtos") not in pairs
     mine = runtime.call("app_note_mentions", {"entityId": "note:linked"})["outgoing"]
     assert not [m for m in mine if m["targetEntityId"] == "technology:zephyr_rtos"]
+
+
+def test_moved_note_keeps_its_own_relative_links(runtime: VaultRuntime) -> None:
+    """A note moved to another folder: its `./` and `../` links (to notes and attachments)
+    are written from its new folder, each in its style, so they reach what they reached;
+    links that never depended on its folder are left as they were, and so is code."""
+    vault = runtime.settings.vault
+    (vault / "notes" / "sub").mkdir(parents=True)
+    (vault / "img").mkdir()
+    (vault / "img" / "flow chart.png").write_bytes(b"\x89PNG")
+    (vault / "notes" / "sub" / "Mover.md").write_text(
+        "A [up](../../tech/sqlite.md#Usage), B [img](../../img/flow%20chart.png), "
+        "C [here](./Sibling.md), D [b](<../../tech/figma.md>), E [abs](/tech/react.md), "
+        "F [name](zephyr_rtos.md), G [self](./Mover.md), H `[c](../../tech/sqlite.md)`.\n"
+    )
+    (vault / "notes" / "sub" / "Sibling.md").write_text("# Sibling\n")
+    runtime.reindex()
+    answer = runtime.call("kg_rename_entity", {"entityId": "note:mover", "newName": "tech/Mover"})
+    assert answer["ok"], answer
+    assert (vault / "tech" / "Mover.md").read_text() == (
+        "A [up](./sqlite.md#Usage), B [img](../img/flow%20chart.png), "
+        "C [here](../notes/sub/Sibling.md), D [b](<./figma.md>), E [abs](/tech/react.md), "
+        "F [name](zephyr_rtos.md), G [self](./Mover.md), H `[c](../../tech/sqlite.md)`.\n"
+    )
+    runtime.reindex()
+    mover = runtime.call("vault_links", {"kind": "links", "note": "tech/Mover.md"})["results"]
+    assert {"file": "notes/sub/Sibling.md"} in mover and {"file": "img/flow chart.png"} in mover
+    assert {"file": "tech/sqlite.md"} in mover and {"file": "tech/figma.md"} in mover
+    assert not [r for r in mover if "link" in r]  # nothing it reached is unresolved now
+
+
+def test_rename_rewrites_canvas_file_cards(runtime: VaultRuntime) -> None:
+    """A canvas's file card holds the note's path: a rename points the card at the new path,
+    changing only that string, and the canvas's edge follows the note in the graph."""
+    vault = runtime.settings.vault
+    canvas = (
+        '{\n\t"nodes":[\n\t\t{"id":"a","type":"file","file":"tech/sqlite.md","x":0,"y":0,'
+        '"width":10,"height":10},\n\t\t{"id":"b","type":"file","file":"tech/figma.md",'
+        '"x":20,"y":0,"width":10,"height":10},\n\t\t{"id":"t","type":"text",'
+        '"text":"see tech/sqlite.md","x":0,"y":20,"width":10,"height":10}\n\t],\n'
+        '\t"edges":[{"id":"e","fromNode":"a","toNode":"b","label":"designed in"}]\n}'
+    )
+    (vault / "Board.canvas").write_text(canvas)
+    runtime.reindex()
+    answer = runtime.call(
+        "kg_rename_entity", {"entityId": "technology:sqlite", "newName": "storage/SQLite engine"}
+    )
+    assert answer["ok"], answer
+    assert {"path": "Board.canvas", "linksRewritten": 1} in answer["filesChanged"]
+    assert (vault / "Board.canvas").read_text() == canvas.replace(
+        '"file":"tech/sqlite.md"', '"file":"storage/SQLite engine.md"'
+    )
+    runtime.reindex()
+    back = runtime.call("vault_links", {"kind": "backlinks", "note": "storage/SQLite engine.md"})
+    assert {"file": "Board.canvas", "count": 1} in back["results"]
+    new_id = answer["newEntityId"]
+    out = runtime.call("kg_get_neighbors", {"entityId": new_id, "direction": "outgoing"})
+    assert ("technology:figma", "designed in") in {
+        (r["toEntityId"], r["label"]) for r in out["relationships"]
+    }

@@ -87,7 +87,8 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
     vault = kepano.settings.vault
     compared = 0
     totals: dict[str, int] = {}
-    for path in sorted(vault.rglob("*.md")):
+    first_type: dict[str, str] = {}  # a guessed type comes from the first note, by path
+    for path in sorted(vault.rglob("*.md"), key=lambda p: p.relative_to(vault).as_posix()):
         rel = path.relative_to(vault).as_posix()
         if rel.startswith(".") or "/." in rel:
             continue
@@ -98,6 +99,8 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
         names = [r["name"] for r in answer["results"]]
         for name in names:
             totals[name] = totals.get(name, 0) + 1
+        for r in answer["results"]:
+            first_type.setdefault(r["name"], r["type"])
         if not text.startswith("---\n"):
             assert names == []
             continue
@@ -111,6 +114,7 @@ def test_tags_and_properties_equal_independent_count(kepano: VaultRuntime) -> No
     vault_wide = kepano.call("app_properties", {})["results"]
     assert {r["name"]: r["count"] for r in vault_wide} == totals
     types = {r["name"]: r["type"] for r in vault_wide}
+    assert types == first_type
     assert types["rating"] == "number" and types["genre"] == "multitext"  # from types.json
     tags = {r["tag"]: r["count"] for r in kepano.call("app_tags", {})["results"]}
     assert tags["#categories"] == len(kepano.call("app_tags", {"name": "categories"})["results"])
@@ -156,3 +160,19 @@ def test_search_context(kepano: VaultRuntime) -> None:
     ]
     assert sorted((r["file"], r["line"]) for r in answer["results"]) == sorted(expected)
     assert len(expected) >= 5
+
+
+@pytest.mark.parametrize("query", ["created: 2023-09-12", "RATING: 7", "genre: []", "[[Books]]"])
+def test_search_context_matches_properties(kepano: VaultRuntime, query: str) -> None:
+    """Obsidian's search reads the properties block as the lines it is: a line of YAML
+    holding the query is a match like any other (grep over the files is the reference)."""
+    answer = kepano.call("app_search_context", {"query": query})
+    vault = kepano.settings.vault
+    expected = [
+        (p.relative_to(vault).as_posix(), n)
+        for p in sorted(vault.rglob("*.md"))
+        for n, line in enumerate(p.read_text().split("\n"), 1)
+        if query.lower() in line.lower()
+    ]
+    assert sorted((r["file"], r["line"]) for r in answer["results"]) == sorted(expected)
+    assert len(expected) >= 2

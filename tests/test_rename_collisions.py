@@ -126,3 +126,15 @@ def test_a_path_through_dotdot_inside_the_vault_is_what_it_means(crowded: VaultR
     done = crowded.call("kg_rename_entity", args)
     assert done["ok"] and (vault / "refs" / "Widgets.md").exists()
     assert not (vault / "people" / "..refs").exists()
+
+
+def test_a_move_that_changes_the_id_retargets_nothing(crowded: VaultRuntime) -> None:
+    """Moved to another folder, the note's id changes with its type (concept -> elsewhere);
+    the links that reach it by file name still reach it: nothing changes target."""
+    vault = crowded.settings.vault
+    (vault / "refs" / "fan.md").write_text("[[Widget Theory]] is good.\n")
+    crowded.reindex()
+    args = {"entityId": "concept:widget_theory", "newName": "elsewhere/Widget Theory"}
+    got = crowded.call("kg_rename_entity", {**args, "dryRun": True})
+    assert got["ok"] and got["newEntityId"] != "concept:widget_theory", got
+    assert got["retargetedCount"] == 0 and got["retargeted"] == [], got

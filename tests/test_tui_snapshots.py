@@ -60,6 +60,12 @@ def test_note_view(snap_compare: Snap, runtime: VaultRuntime) -> None:
     assert shot(snap_compare, make_app(runtime), OpenNote("person:andrei_clodius"))
 
 
+def test_note_obsidian_panels(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """`O` and `B`: the note's outline and the files linking to it, above its other panels."""
+    steps = (OpenNote("project:atlas_sync"), "O", "B")
+    assert shot(snap_compare, make_app(runtime), *steps)
+
+
 def test_note_not_found(snap_compare: Snap, runtime: VaultRuntime) -> None:
     """A tool error is shown in the view and as a notification, never a traceback."""
     assert shot(snap_compare, make_app(runtime), OpenNote("person:nobody_here"))

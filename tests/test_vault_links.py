@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
+from kbtui.indexing.watcher import ChangeBatch
 from kbtui.runtime.runtime import VaultRuntime
+from kbtui.store import Store
 from tests.conftest import VAULT_EXAMPLE, open_runtime
 from tests.obsidian_oracle import Oracle
 
@@ -137,3 +140,91 @@ def test_markdown_vault_answers(tmp_path: Path) -> None:
         "index.md",
     ]
     assert kbtui("backlinks", "docs/api/Lonely.md", "--total") == "1\n"
+
+
+def _equal_independent(rt: VaultRuntime) -> None:
+    """Every vault-wide answer and every note's backlinks equal the oracle's reading."""
+    oracle = Oracle(rt.settings.vault)
+    notes = _indexed_notes(rt, oracle)
+    assert {r["link"]: r["count"] for r in _results(rt, "unresolved")} == oracle.unresolved()
+    assert [r["file"] for r in _results(rt, "orphans")] == oracle.orphans()
+    assert [r["file"] for r in _results(rt, "deadends")] == oracle.deadends()
+    for note in notes:
+        got = {r["file"]: r["count"] for r in _results(rt, "backlinks", note)}
+        assert got == oracle.backlinks(note), note
+
+
+@pytest.mark.parametrize("kind", ["markdown", "kepano"])
+def test_answers_follow_watcher_changes(tmp_path: Path, kind: str) -> None:
+    """Links are resolved when notes are written, so each change the watcher hands over
+    (a new note that makes a missing link resolve, a rename, a delete, an edit, a nearer
+    namesake) must move the answers with it: compared with the oracle after every step, and
+    with the resolution derived again from scratch."""
+    vault = tmp_path / "vault"
+    if kind == "markdown":
+        md_vault(vault)
+    else:
+        shutil.copytree(KEPANO, vault, ignore=shutil.ignore_patterns(".kbtui"))
+    rt = open_runtime(vault, HashEmbedder())
+
+    def changed(*paths: str) -> None:
+        rt.worker.submit(ChangeBatch(paths=paths))
+        assert rt.worker.wait_idle(120)
+        _equal_independent(rt)
+        with rt.lock:
+            before = rt.kb.store.snapshot()
+            with rt.kb.store.transaction():
+                rt.kb.store.rebuild_relationships()
+            diff = [d for d in before.differences(rt.kb.store.snapshot()) if "link_dest" in d]
+        assert not diff, diff
+
+    try:
+        _equal_independent(rt)
+        ghost = next(t for t in sorted(Oracle(vault).unresolved()) if t.isalpha())
+        assert ghost == "Ghost" or kind == "kepano"
+        (vault / "Ghost.md").write_text(f"# {ghost}\n\nNow [[index]] exists.\n")
+        if ghost != "Ghost":
+            (vault / "Ghost.md").rename(vault / f"{ghost}.md")
+            (vault / "Ghost.md").write_text("[[Ghost]]\n")  # the rename below has a source
+        changed("Ghost.md", f"{ghost}.md")  # the missing link resolves now
+        assert ghost not in {r["link"] for r in _results(rt, "unresolved")}
+        if ghost != "Ghost":
+            (vault / "Ghost.md").unlink()
+            (vault / f"{ghost}.md").rename(vault / "Ghost.md")
+            changed("Ghost.md", f"{ghost}.md")
+            assert ghost in {r["link"] for r in _results(rt, "unresolved")}
+        (vault / "docs").mkdir(exist_ok=True)
+        (vault / "docs" / "missing.md").write_text("found\n")
+        changed("docs/missing.md")
+        (vault / "Ghost.md").rename(vault / "docs" / "Phantom.md")  # [[Ghost]] is missing again
+        changed("Ghost.md", "docs/Phantom.md")
+        (vault / "docs" / "missing.md").unlink()
+        changed("docs/missing.md")
+        (vault / "notes").mkdir(exist_ok=True)  # a namesake nearer to notes/Mixed.md
+        (vault / "notes" / "Reference.md").write_text("[[Mixed]]\n")
+        changed("notes/Reference.md")
+        (vault / "notes" / "Mixed.md").write_text("[[Phantom]] only\n")  # an edit drops links
+        changed("notes/Mixed.md")
+        (vault / "notes" / "Mixed.md").unlink()
+        changed("notes/Mixed.md")
+    finally:
+        rt.close()
+
+
+def test_an_index_from_before_resolves_its_links_at_open(tmp_path: Path) -> None:
+    """An index written before links were resolved at index time (schema 9: no link_dest
+    rows, the older relation rule) fills them when opened, and answers as a fresh one."""
+    vault = md_vault(tmp_path / "vault")
+    rt = open_runtime(vault, HashEmbedder())
+    fresh = {k: _results(rt, k) for k in ("unresolved", "orphans", "deadends")}
+    rt.close()
+    store = Store(Settings.for_vault(vault).db_path)
+    store.con.execute("DELETE FROM link_dest")
+    store.set_meta("relation_rule", "3")
+    store.close()
+    rt = open_runtime(vault, HashEmbedder())
+    try:
+        assert {k: _results(rt, k) for k in fresh} == fresh
+        assert fresh["unresolved"] and fresh["orphans"] and fresh["deadends"]
+    finally:
+        rt.close()

@@ -20,11 +20,20 @@ def insert_facts(
     tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
     bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
     links = [
-        (w.note.entity_id, lk.target, lk.rel, lk.heading, lk.label, link_key(lk.target), lk.form)
+        (
+            w.note.entity_id,
+            lk.target,
+            lk.rel,
+            lk.heading,
+            lk.label,
+            link_key(lk.target),
+            lk.form,
+            link_key(lk.via) if lk.via else "",
+        )
         for w in batch
         for lk in w.note.links
     ]
-    names = ("e", "t", "r", "h", "l", "k", "f")
+    names = ("e", "t", "r", "h", "l", "k", "f", "v")
     bulk_insert("links", {k: [lk[i] for lk in links] for i, k in enumerate(names)})
     tasks = [(w.note.entity_id, t) for w in batch for t in w.note.tasks]
     columns: dict[str, Any] = {"e": [e for e, _ in tasks]}

@@ -204,9 +204,10 @@ class KbApp(App[None]):
         if message.entity_id.startswith("base:"):  # a base from search: its views, not a note
             self.push_screen(BaseScreen(message.entity_id))
         elif isinstance(self.screen, NoteScreen):
-            self.screen.show_entity(message.entity_id, message.page)
+            self.screen.show_entity(message.entity_id, message.page, (message.line, message.text))
         else:
-            self.push_screen(NoteScreen(message.entity_id, message.page))
+            at = (message.line, message.text)
+            self.push_screen(NoteScreen(message.entity_id, message.page, at))
 
     @on(ShowGraph)
     def _show_graph(self, message: ShowGraph) -> None:

@@ -16,12 +16,16 @@ Envelope = dict[str, Any]
 
 class OpenNote(Message):
     """Show this entity's note (pushes the note view or navigates inside it); a PDF's hit
-    names its `page`, shown first."""
+    names its `page`, shown first; a task names its `line` (and its text, to find it)."""
 
-    def __init__(self, entity_id: str, page: int | None = None) -> None:
+    def __init__(
+        self, entity_id: str, page: int | None = None, line: int | None = None, text: str = ""
+    ) -> None:
         super().__init__()
         self.entity_id = entity_id
         self.page = page
+        self.line = line
+        self.text = text
 
 
 class ShowGraph(Message):

@@ -32,6 +32,10 @@ class Attachments:
                 self.by_key.setdefault("/".join(parts[i:]), []).append(path)
         self._cache[vault] = (folders, self.by_key)
 
+    def keys(self) -> list[str]:
+        """Every key some file answers to: a link with another key reaches no file."""
+        return list(self.by_key)
+
     def resolve(self, key: str, source_path: str) -> str | None:
         """The file a link key reaches from `source_path`, or None."""
         found = self.by_key.get(key.strip("/"))

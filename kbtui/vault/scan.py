@@ -20,10 +20,13 @@ def is_note(rel_path: str) -> bool:
     return rel_path.lower().endswith(NOTE_SUFFIXES)
 
 
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
 def is_markdown(rel_path: str) -> bool:
     """A markdown note: the only kind of file kbtui's writes edit or move, and the only
     kind a wikilink names without its suffix (`[[x.canvas]]`, `[[paper.pdf]]`)."""
-    return rel_path.lower().endswith((".md", ".markdown"))
+    return rel_path.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def is_ignored(rel_path: str) -> bool:

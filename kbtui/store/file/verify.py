@@ -20,7 +20,8 @@ TABLES: dict[str, str] = {
     " content_hash, n_terms, embedding IS NOT NULL, not_embedded FROM chunks",
     "postings": "SELECT c.chunk_id, p.term, p.tf FROM postings p JOIN chunks c USING (cid)",
     "tags": "SELECT entity_id, tag FROM tags",
-    "links": "SELECT entity_id, target, rel, heading, label, key, form FROM links",
+    "links": "SELECT entity_id, target, rel, heading, label, key, form, via FROM links",
+    "link_dest": "SELECT entity_id, target, key, dest FROM link_dest",
     "tasks": "SELECT * FROM tasks",
     "entity_names": "SELECT entity_id, key, priority FROM entity_names",
     "relationships": "SELECT rel_id, source_id, target_id, type, label, confidence, origin,"

@@ -26,6 +26,7 @@ from kbtui.store.graph.links import (
     note_keys,
 )
 from kbtui.store.graph.usage import UsageStore
+from kbtui.store.graph.vault_facts import insert_link_dest_sql
 
 __all__ = ["REL_TYPES", "GraphStore", "link_key", "note_keys"]  # link naming: links.py
 
@@ -40,6 +41,8 @@ class GraphStore(UsageStore):
     ) -> None: ...
 
     def meta(self, key: str) -> str | None: ...
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
 
     def transaction(self) -> AbstractContextManager[None]:
         raise NotImplementedError  # Store's
@@ -72,9 +75,14 @@ class GraphStore(UsageStore):
         self.con.execute(
             """CREATE OR REPLACE TEMP TABLE _relink AS
                SELECT unnest($ids) AS entity_id
-               UNION SELECT DISTINCT entity_id FROM links WHERE list_contains($keys, key)""",
+               UNION SELECT DISTINCT entity_id FROM links
+               WHERE list_contains($keys, key) OR list_contains($keys, via)""",
             params,
         )
+        # A canvas edge is a relationship between two other notes (its cards' files): the
+        # ends of a touched canvas's edges, before and after, are derived again too.
+        if self._scalar("SELECT count(*) FROM _relink WHERE starts_with(entity_id, 'canvas:')"):
+            self._canvas_ends()
         self.con.execute("""
             DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
                 OR target_id IN (SELECT entity_id FROM _relink)""")
@@ -86,16 +94,35 @@ class GraphStore(UsageStore):
             "l.entity_id IN (SELECT entity_id FROM _relink)", into="_new_relationships"
         )
         self._insert_relationships(
-            "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND l.key IN (SELECT key FROM "
-            "entity_names WHERE entity_id IN (SELECT entity_id FROM _relink))",
-            "r.entity_id IN (SELECT entity_id FROM _relink)",
+            "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND (l.key IN (SELECT key FROM "
+            "entity_names WHERE entity_id IN (SELECT entity_id FROM _relink)) OR l.via IN "
+            "(SELECT key FROM entity_names WHERE entity_id IN (SELECT entity_id FROM _relink)))",
+            "(r.entity_id IN (SELECT entity_id FROM _relink) OR "
+            "l.source IN (SELECT entity_id FROM _relink))",
             into="_new_relationships",
         )
         self.con.execute("INSERT INTO relationships FROM _new_relationships")
+        # what Obsidian's link commands read: every key a touched note links by, again
+        self.con.execute("DELETE FROM link_dest WHERE entity_id IN (SELECT entity_id FROM _relink)")
+        self.con.execute(insert_link_dest_sql("l.entity_id IN (SELECT entity_id FROM _relink)"))
         row = self.con.execute("SELECT list(hash(entity_id)) FROM _relink").fetchone()
         graph_paths.update(self.con, row[0] if row and row[0] else [], "_new_relationships")
         self.con.execute("DROP TABLE _new_relationships")
         self.con.execute("DROP TABLE _relink")
+
+    def _canvas_ends(self) -> None:
+        """Add to _relink the notes at either end of the edges of the canvases in it."""
+        self.con.execute("""
+            INSERT INTO _relink
+            WITH gone AS (SELECT source_id, target_id FROM relationships
+                          WHERE ends_with(lower(origin), '.canvas') AND (
+                              origin NOT IN (SELECT path FROM notes) OR origin IN (
+                              SELECT path FROM notes WHERE entity_id IN (FROM _relink))))
+            SELECT source_id FROM gone UNION SELECT target_id FROM gone
+            UNION SELECT e.entity_id FROM links l JOIN entity_names e
+                ON e.key = l.via OR e.key = l.key
+            WHERE l.via <> '' AND l.entity_id IN (FROM _relink)
+            EXCEPT SELECT entity_id FROM _relink""")
 
     def _insert_relationships(
         self, links_where: str, target_where: str = "TRUE", into: str = "relationships"
@@ -106,6 +133,8 @@ class GraphStore(UsageStore):
         """Derive every relationship again (after a migration or for tests)."""
         self.con.execute("DELETE FROM relationships")
         self._insert_relationships("TRUE")
+        self.con.execute("DELETE FROM link_dest")
+        self.con.execute(insert_link_dest_sql("TRUE"))
         graph_paths.rebuild(self.con)
 
     # -- reads ----------------------------------------------------------------------------

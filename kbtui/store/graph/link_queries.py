@@ -114,7 +114,8 @@ class LinkQueries(VaultFacts):
                     SELECT now.source_id, now.key, now.target_id,
                            CASE WHEN after.target_id = $new THEN $id ELSE after.target_id END
                     FROM now JOIN after USING (source_id, key)
-                    WHERE now.target_id <> after.target_id
+                    WHERE now.target_id <> CASE WHEN after.target_id = $new THEN $id
+                                                ELSE after.target_id END
                       AND (now.target_id = $id OR after.target_id = $new)
                       AND now.source_id <> $id
                     ORDER BY 1, 2""",

@@ -30,8 +30,8 @@ REL_TYPES = {
 }
 # Bump when a link turns into a relationship differently: an index opened by this kbtui
 # derives its relationships again, once (2: a property's label is the property's name;
-# 3: a path that ends the note's path reaches it).
-RELATION_RULE = "3"
+# 3: a path that ends the note's path reaches it; 4: link_dest, canvas edges card to card).
+RELATION_RULE = "4"
 # "suffix": a path that ends the note's path (`[[b/x]]` reaches a/b/x.md, as in Obsidian)
 NAME_PRIORITY = {"id": 0, "path": 1, "suffix": 2, "stem": 3, "title": 4, "alias": 5}
 _TYPE_CASE = (
@@ -78,6 +78,10 @@ def _resolution(links_where: str, names: str, notes: str) -> tuple[str, str]:
     best AS (SELECT key, min(priority) AS p,
                     arg_min(entity_id, (priority, entity_id)) AS entity_id
              FROM {names} WHERE key IN (SELECT key FROM scope) GROUP BY key),
+    vias AS (  -- a canvas edge starts at its card's file (a vault path: one note)
+        SELECT key, arg_min(entity_id, (priority, entity_id)) AS entity_id FROM {names}
+        WHERE key IN (SELECT via FROM links l WHERE l.via <> '' AND {links_where})
+        GROUP BY key),
     shared AS (SELECT e.key, b.p FROM {names} e
                JOIN best b ON b.key = e.key AND b.p = e.priority
                GROUP BY e.key, b.p HAVING count(DISTINCT e.entity_id) > 1),
@@ -90,9 +94,13 @@ def _resolution(links_where: str, names: str, notes: str) -> tuple[str, str]:
         JOIN {notes} sn ON sn.entity_id = l.entity_id
         JOIN {notes} t ON t.entity_id = e.entity_id
         GROUP BY l.entity_id, l.key)"""
-    resolved = f"""(SELECT l.*, coalesce(x.entity_id, b.entity_id) AS resolved FROM links l
+    resolved = f"""(SELECT l.*, coalesce(x.entity_id, b.entity_id) AS resolved,
+                     CASE WHEN coalesce(l.via, '') = '' THEN l.entity_id ELSE v.entity_id END
+                         AS source
+              FROM links l
               JOIN best b ON b.key = l.key
               LEFT JOIN nearest x ON x.source_id = l.entity_id AND x.key = l.key
+              LEFT JOIN vias v ON v.key = l.via
               WHERE {links_where}) l"""
     return ctes, resolved
 
@@ -117,17 +125,19 @@ def insert_relationships_sql(
     INSERT INTO {into}
     WITH {ctes}
     SELECT DISTINCT ON (rel_id) * FROM (
-        SELECT 'rel_' || left(md5(l.entity_id || '|' || {_TYPE_CASE} || '|' ||
-                                  r.entity_id || '|' || coalesce({_LABEL_CASE}, '')), 16)
+        SELECT 'rel_' || left(md5(l.source || '|' || {_TYPE_CASE} || '|' ||
+                                  r.entity_id || '|' || coalesce({_LABEL_CASE}, '') ||
+                                  CASE WHEN l.source <> l.entity_id
+                                       THEN '|' || l.entity_id ELSE '' END), 16)
                    AS rel_id,
-               l.entity_id AS source_id, r.entity_id AS target_id,
+               l.source AS source_id, r.entity_id AS target_id,
                {_TYPE_CASE} AS type, {_LABEL_CASE} AS label,
                1.0 AS confidence, n.path AS origin,
-               hash(l.entity_id) AS source_key, hash(r.entity_id) AS target_key
+               hash(l.source) AS source_key, hash(r.entity_id) AS target_key
         FROM {resolved}
         JOIN (SELECT entity_id FROM notes) r ON r.entity_id = l.resolved
         JOIN notes n ON n.entity_id = l.entity_id
-        WHERE r.entity_id <> l.entity_id AND {target_where})
+        WHERE l.source IS NOT NULL AND r.entity_id <> l.source AND {target_where})
     ORDER BY rel_id"""
 
 

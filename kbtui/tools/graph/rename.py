@@ -18,11 +18,12 @@ from kbtui.store.graph.links import NAME_PRIORITY
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.graph.read import note_file
 from kbtui.tools.graph.rename_names import new_vault_path
+from kbtui.vault.canvas import is_canvas, rewrite_canvas_files
 from kbtui.vault.edit.batch import FileEdit, read_text, write_all
 from kbtui.vault.edit.relink import MarkdownEdits, retitle, rewrite_links
 from kbtui.vault.edit.write import WriteError
 from kbtui.vault.names import page_title
-from kbtui.vault.obsidian.mdlinks import rewrite_md_links
+from kbtui.vault.obsidian.mdlinks import rebase_md_links, rewrite_md_links
 from kbtui.vault.parse import derive_type_and_name
 from kbtui.vault.scan import scan_vault
 
@@ -91,7 +92,10 @@ class Renamer:
             def edit(text: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
                 # the note's own links are written from where it will be
                 at = new_path if source == old_path else None
-                return rewrite_md_links(text, ranges, source, resolves, old_path, new_path, at)[0]
+                out = rewrite_md_links(text, ranges, source, resolves, old_path, new_path, at)[0]
+                if source == old_path:  # its relative links to other files, from there
+                    out += rebase_md_links(text, ranges, old_path, new_path, resolves)
+                return out
 
             return edit
 
@@ -105,7 +109,10 @@ class Renamer:
             for path in linking:
                 data = (self.vault / path).read_bytes()
                 text, encode = _read(data, path)
-                new, count = rewrite_links(text, resolves, new_target, markdown_edits(path))
+                if is_canvas(path):  # file cards hold the note's path
+                    new, count = rewrite_canvas_files(text, resolves, new_path)
+                else:
+                    new, count = rewrite_links(text, resolves, new_target, markdown_edits(path))
                 if path == old_path:
                     new = retitle(new, old_stem, new_stem)
                 if new == text and path != old_path:

@@ -48,7 +48,7 @@ def vault_links(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     if kind == "backlinks":
         counts = Counter(
             src
-            for src, _, _, dst, _ in store.obsidian_links(keys=store.obsidian_keys(path))
+            for src, _, _, dst in store.obsidian_links(dest_path=path)
             if dst == path and src != path
         )
         results: list[dict[str, Any]] = [
@@ -58,29 +58,23 @@ def vault_links(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     attachments = Attachments(parts.settings.vault)
     if kind == "links":
         seen: dict[str, dict[str, Any]] = {}
-        for src, target, key, dst, _ in store.obsidian_links(source_path=path):
+        for src, target, key, dst in store.obsidian_links(source_path=path):
             found = dst or attachments.resolve(key, src)
             item = {"file": found} if found else {"link": target}
             seen.setdefault(found or "\0" + target, item)
         return _answer(kind, path, [seen[k] for k in sorted(seen)])
     if kind == "unresolved":
-        missing: dict[str, list[str]] = {}
-        for src, target, key in store.unresolved_links():
-            if attachments.resolve(key, src) is None:
-                missing.setdefault(target, []).append(src)
-        results = [
-            {"link": t, "count": len(s), "sources": sorted(set(s))}
-            for t, s in sorted(missing.items())
-        ]
+        grouped = store.unresolved_counts(but=attachments.keys())  # a file's key: found
+        results = [{"link": t, "count": n, "sources": s} for t, n, s in grouped]
         return _answer(kind, None, results)
-    notes = [p for p in store.all_note_paths() if is_note(p)]  # PDFs, images: not notes
-    linked, linking = store.linked_paths()
-    if kind == "orphans":
-        return _answer(kind, None, [{"file": p} for p in notes if p not in linked])
-    to_files = {src for src, _, key in store.unresolved_links() if attachments.resolve(key, src)}
-    return _answer(
-        kind, None, [{"file": p} for p in notes if p not in linking and p not in to_files]
-    )
+    if kind == "orphans":  # PDFs, images: not notes
+        orphans = [p for p in store.unlinked_paths("dest") if is_note(p)]
+        return _answer(kind, None, [{"file": p} for p in orphans])
+    unlinking = [p for p in store.unlinked_paths("entity_id") if is_note(p)]
+    to_files = {
+        src for src, _, key in store.unresolved_links(unlinking) if attachments.resolve(key, src)
+    }
+    return _answer(kind, None, [{"file": p} for p in unlinking if p not in to_files])
 
 
 def _answer(kind: str, note: str | None, results: list[dict[str, Any]]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from kbtui.tools.parts import VaultParts
 from kbtui.vault.edit.frontmatter import FrontmatterEditError
 from kbtui.vault.edit.property import property_types, remove_property, set_property, typed_value
 from kbtui.vault.edit.write import WriteError, replace_note
-from kbtui.vault.scan import is_markdown
+from kbtui.vault.scan import MARKDOWN_SUFFIXES, is_markdown
 from kbtui.vault.spans import body_start
 
 
@@ -63,7 +63,15 @@ def properties(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     path = resolve_note(parts, args["note"]) if args.get("note") else None
     counts: Counter[str] = Counter()
     seen: dict[str, Any] = {}
-    for note_path, raw in parts.store.frontmatters(path):
+    if path is None:  # counted by the index; each property's value from its first note
+        firsts: dict[str, list[str]] = {}
+        for key, n, first in parts.store.property_counts(MARKDOWN_SUFFIXES):
+            counts[key] = n
+            firsts.setdefault(first, []).append(key)
+        for note_path in sorted(firsts):
+            values = json.loads(parts.store.frontmatters(note_path)[0][1]) or {}
+            seen.update({k: values.get(k) for k in firsts[note_path]})
+    for note_path, raw in parts.store.frontmatters(path) if path is not None else ():
         if not is_markdown(note_path):  # a PDF's or an image's facts are kbtui's, not properties
             continue
         for key, value in (json.loads(raw) or {}).items():
@@ -131,9 +139,14 @@ def search_context(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     query: str = args["query"]
     case = bool(args.get("case"))
     results: list[dict[str, Any]] = []
-    for path in parts.store.paths_containing(query, args.get("folder") or "")[: args["limit"]]:
+    files = 0
+    for path in parts.store.paths_containing(query, args.get("folder") or ""):
+        if files == args["limit"]:
+            break
         _, text = _read(parts, path)
+        found = len(results)
         for n, line in enumerate(text.split("\n"), 1):
             if (query in line) if case else (query.lower() in line.lower()):
                 results.append({"file": path, "line": n, "text": line.rstrip("\r")})
+        files += len(results) > found  # a candidate without the line is not a file found
     return ok(results=results, count=len(results))

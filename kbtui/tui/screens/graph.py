@@ -1,5 +1,6 @@
 """The graph view: neighbours, path finder, entities by type, duplicates review, the map of
-a note's neighbourhood and the overview of the whole vault."""
+a note's neighbourhood and the overview of the whole vault; `u`: the vault's unresolved links,
+orphans and dead ends."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.widgets import Input, TabbedContent, TabPane
 
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.screens.vault_links import VaultLinksScreen
 from kbtui.tui.widgets.graph_browse import DuplicatesPane, EntitiesPane
 from kbtui.tui.widgets.graph_map import DrillIn, MapPane, OverviewPane
 from kbtui.tui.widgets.graph_walk import GraphPane, NeighboursPane, PathPane
@@ -25,6 +27,7 @@ class GraphScreen(KbScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="graph.back"),
         Binding("o", "open_note", "Open note", id="graph.open"),
+        Binding("u", "loose_ends", "Unresolved/orphans", show=False, id="graph.loose_ends"),
         # Before the focused widget (priority): an empty Path field leaves them (NameField).
         *(
             Binding(
@@ -110,6 +113,10 @@ class GraphScreen(KbScreen):
         """A group of the overview: its own map."""
         self.query_one(MapPane).show_group(event.group_id)
         self.action_tab("map")
+
+    def action_loose_ends(self) -> None:
+        """Unresolved links, orphans and dead ends: the vault's loose ends (Obsidian's)."""
+        self.app.push_screen(VaultLinksScreen())
 
     def action_back(self) -> None:
         self.dismiss()

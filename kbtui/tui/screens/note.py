@@ -17,9 +17,9 @@ from textual.widgets.option_list import Option
 
 from kbtui.cells import cell_safe
 from kbtui.tui.messages import NoteDetails, NoteLoaded, OpenNote, ShowGraph
-from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.screens.base_view import BaseScreen
-from kbtui.tui.screens.modals import ConfirmRename, PromptModal
+from kbtui.tui.screens.note_side import PANELS, ObsidianPanels
+from kbtui.tui.widgets.note_panels import HEADING_PREFIX, heading_block
 from kbtui.tui.widgets.note_parts import (
     WIKILINK_SCHEME,
     card_text,
@@ -37,7 +37,7 @@ RELATED_LIMIT = 8
 DRAW_WAIT = 2.0  # seconds the details wait for the note to be drawn, at most
 
 
-class NoteScreen(KbScreen):
+class NoteScreen(ObsidianPanels):
     """One note at a time; following a link keeps the previous one in `history`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -64,12 +64,24 @@ class NoteScreen(KbScreen):
         Binding("m", "rename", "Rename/move…", id="note.rename"),
         Binding("r", "reload", "Reload", show=False, id="note.reload"),
         Binding("o", "open_file", "Open file", show=False, id="note.open_file"),
+        Binding("O", "toggle_panel('note-outline')", "Outline", show=False, id="note.outline"),
+        Binding(
+            "B",
+            "toggle_panel('note-filelinks')",
+            "Linked files",
+            tooltip="Files linking here",
+            show=False,
+            id="note.filelinks",
+        ),
     ]
 
-    def __init__(self, entity_id: str, page: int | None = None) -> None:
+    def __init__(
+        self, entity_id: str, page: int | None = None, at: tuple[int | None, str] = (None, "")
+    ) -> None:
         super().__init__()
         self.entity_id = entity_id
         self.page = page  # a PDF's page to show first (the search hit's)
+        self.at = at  # a line of the file (and its text) to show first: a task's
         self.history: list[str] = []
         self.note: dict[str, Any] | None = None
         self.mentions: list[dict[str, Any]] = []
@@ -82,6 +94,8 @@ class NoteScreen(KbScreen):
             with VerticalScroll(id="note-body-scroll"):
                 yield Markdown(id="note-body", open_links=False)
             with VerticalScroll(id="note-side"):
+                yield EntityList(id="note-outline", classes="panel")
+                yield EntityList(id="note-filelinks", classes="panel")
                 yield Static(id="note-meta", classes="panel")
                 yield EntityList(id="note-outgoing", classes="panel")
                 yield EntityList(id="note-backlinks", classes="panel")
@@ -99,16 +113,24 @@ class NoteScreen(KbScreen):
             "note-backlinks": "Backlinks ←",
             "note-mentions": "Unlinked mentions (Enter links)",
             "note-related": "Related",
+            "note-outline": "Outline (O)",
+            "note-filelinks": "Linked files ← (B)",
         }
         for widget_id, title in titles.items():
             self.query_one(f"#{widget_id}").border_title = title
+        for panel in PANELS:  # shown by their keys
+            self.query_one(f"#{panel}").display = False
         self.query_one("#note-body-scroll").focus()
         self.load(self.entity_id)
 
     # -- navigation ------------------------------------------------------------------------
-    def show_entity(self, entity_id: str, page: int | None = None) -> None:
+    def show_entity(
+        self, entity_id: str, page: int | None = None, at: tuple[int | None, str] = (None, "")
+    ) -> None:
         """Follow a link: the current note goes on the history stack."""
+        self.at = at
         if entity_id == self.entity_id and page == self.page:
+            self._go_to_line()
             return
         if entity_id != self.entity_id:
             self.history.append(self.entity_id)
@@ -257,6 +279,9 @@ class NoteScreen(KbScreen):
             content = "*No text in this note: its properties (right) are what it says.*"
         await body.update(note_markdown(content))
         self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
+        if self.at[0] is not None:
+            self.call_after_refresh(self._go_to_line)
+        self._load_panels()
         self.query_one("#note-meta", Static).update(metadata_table(meta))
         self.query_one("#note-outgoing", EntityList).show(
             link_options(message.outgoing, message.entity_id), empty="no outgoing links", keep=same
@@ -292,6 +317,11 @@ class NoteScreen(KbScreen):
         if event.option_list.id == "note-mentions":
             if event.option.id is not None:
                 self.link_mention(self.mentions[int(event.option.id.rsplit("-", 1)[1])])
+        elif event.option_list.id == "note-outline" and event.option.id is not None:
+            index = int(event.option.id.removeprefix(HEADING_PREFIX))
+            self._show_block(heading_block(self.query_one("#note-body", Markdown), index))
+        elif event.option_list.id == "note-filelinks" and event.option.id is not None:
+            self.resolve_link(event.option.id)  # a vault path: the note it names
         elif event.option.id is not None:
             self.post_message(OpenNote(event.option.id))
 
@@ -326,57 +356,3 @@ class NoteScreen(KbScreen):
         severity = "information" if done.get("ok") else "error"
         self.app.call_from_thread(self.notify, str(done.get("message")), severity=severity)
         self.app.call_from_thread(self.load, self.entity_id)
-
-    def action_rename(self) -> None:
-        if self.note is None or not self.note.get("ok"):
-            return
-        path = str(self.note["metadata"]["file_path"])
-        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        prompt = PromptModal("Rename or move to (file name, or folder/name)", stem, stem)
-        self.app.push_screen(prompt, self._rename_asked)
-
-    def _rename_asked(self, name: str | None) -> None:
-        if name:
-            self.rename(self.entity_id, name, dry_run=True)
-
-    @work(thread=True, group="rename")
-    def rename(self, entity_id: str, name: str, dry_run: bool, force: bool = False) -> None:
-        """A dry run shows what would change and asks; only a confirmed run writes. A name
-        another note answers to is refused; the forced dry run then shows every link that
-        would change target, and only a deliberate `y` takes the name."""
-        args = {"entityId": entity_id, "newName": name, "dryRun": dry_run, "force": force}
-        answer = self.kb.tool("kg_rename_entity", args)
-        error = answer.get("error") or {}
-        if not answer.get("ok") and dry_run and not force and _name_taken(answer):
-            refusal = str(answer.get("message"))
-            args["force"] = True
-            answer = self.kb.tool("kg_rename_entity", args)
-            if answer.get("ok"):
-                answer["refusal"] = refusal
-                force = True
-            error = answer.get("error") or {}
-        if not answer.get("ok"):
-            message = str(answer.get("message") or error.get("message"))
-            self.app.call_from_thread(self.notify, message, severity="error")
-        elif dry_run:
-
-            def confirmed(yes: bool | None) -> None:
-                if yes:
-                    self.rename(entity_id, name, dry_run=False, force=force)
-
-            self.app.call_from_thread(self.app.push_screen, ConfirmRename(answer), confirmed)
-        else:
-            self.app.call_from_thread(self._renamed, entity_id, answer)
-
-    def _renamed(self, old_id: str, answer: dict[str, Any]) -> None:
-        self.notify(str(answer["message"]))
-        new_id = str(answer["newEntityId"])
-        self.history = [new_id if h == old_id else h for h in self.history]
-        self.entity_id = new_id
-        self.load(new_id)
-
-
-def _name_taken(answer: dict[str, Any]) -> bool:
-    """The rename was refused only because another note answers to the new name."""
-    error = answer.get("error") or {}
-    return answer.get("error_type") == "ConflictError" and error.get("field") == "newName"

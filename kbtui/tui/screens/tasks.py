@@ -1,6 +1,6 @@
 """The Tasks screen: open tasks grouped by note, with their due dates; space toggles the
 highlighted task (task_update writes only its line, and refuses if the line changed), Enter
-opens its note."""
+opens its note at the task."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ class TasksScreen(KbScreen):
     def action_open(self) -> None:
         task = self._current()
         if task is not None:
-            self.post_message(OpenNote(task["id"]))
+            self.post_message(OpenNote(task["id"], line=task["line"], text=task["text"]))
 
     def action_all(self) -> None:
         self.status = "all" if self.status == "todo" else "todo"

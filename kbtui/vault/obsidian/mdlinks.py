@@ -68,6 +68,44 @@ def rewrite_md_links(
     return edits, len(edits)
 
 
+def rebase_md_links(
+    text: str,
+    ranges: list[tuple[int, int]],
+    old_path: str,
+    new_path: str,
+    skip: Callable[[str], bool],
+) -> list[tuple[int, int, str]]:
+    """Edits keeping the relative markdown links (`./x.md`, `../dir/x.md`) of a note that
+    moves from `old_path` to `new_path` pointing where they pointed, written from its new
+    folder in the same style (as Obsidian does when it moves a note). Links whose target
+    `skip`s (the moved note itself, which the rename rewrites) are left alone."""
+    old_folder, new_folder = old_path.rpartition("/")[0], new_path.rpartition("/")[0]
+    if old_folder == new_folder:
+        return []
+    edits: list[tuple[int, int, str]] = []
+    for start, end in ranges:
+        found = _last_dest(text, start, end)
+        if found is None:
+            continue
+        a, b = found
+        raw = text[a:b]
+        bracketed = raw.startswith("<") and raw.endswith(">")
+        href = raw[1:-1] if bracketed else raw
+        path, hash_, heading = href.partition("#")
+        decoded = unquote(path).strip()
+        target = md_target(href, old_path)
+        if not decoded.startswith(("./", "../")) or target is None or skip(target[0]):
+            continue
+        out = posixpath.relpath(target[0], new_folder or ".")
+        if not out.startswith("../"):  # relative it was, relative it stays
+            out = "./" + out
+        if not bracketed and (" " in out or "%" in path):
+            out = quote(out, safe="/.-_~!$&'*+,;=:@()")
+        if out + hash_ + heading != href:
+            edits.append((a + bracketed, b - bracketed, out + hash_ + heading))
+    return edits
+
+
 def _last_dest(text: str, start: int, end: int) -> tuple[int, int] | None:
     """[a, b) of the destination of the link text[start:end] (the last `](` in it)."""
     found = None

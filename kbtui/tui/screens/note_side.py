@@ -1,0 +1,73 @@
+"""The note view's Obsidian panels, toggled by their keys: the outline (`O`) and the files
+linking to the note as Obsidian counts them (`B`); and opening a note at a line (a task's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import work
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from kbtui.tui.screens.note_rename import RenameNote
+from kbtui.tui.widgets.note_panels import backlink_options, block_holding, outline_options
+from kbtui.tui.widgets.results import EntityList
+
+PANELS = ("note-outline", "note-filelinks")  # hidden until their key shows them
+
+
+class ObsidianPanels(RenameNote):
+    """Mixed into NoteScreen (which has `note`, `entity_id` and `at`)."""
+
+    at: tuple[int | None, str]
+    resolve_link: Callable[..., Any]  # NoteScreen's worker
+
+    def action_toggle_panel(self, widget_id: str) -> None:
+        """Show or hide an Obsidian panel (focused when shown, so arrows and Enter work)."""
+        panel = self.query_one(f"#{widget_id}", EntityList)
+        panel.display = not panel.display
+        if panel.display:
+            self.set_focus(panel)
+            self._load_panels()
+        elif self.focused is panel:
+            self.set_focus(self.query_one("#note-body-scroll"))
+
+    def _load_panels(self) -> None:
+        note, shown = self.note, [self.query_one(f"#{p}").display for p in PANELS]
+        if note is not None and note.get("ok") and any(shown):
+            self.load_panels(str(note["id"]), str(note["metadata"]["file_path"]), *shown)
+
+    @work(thread=True, exclusive=True, group="note-panels")
+    def load_panels(self, entity_id: str, path: str, outline: bool, linked: bool) -> None:
+        """The outline and Obsidian's backlinks of the note, for the panels shown."""
+        heads = self.kb.tool("app_outline", {"note": path}) if outline else None
+        back = {"kind": "backlinks", "note": path}
+        files = self.kb.tool("vault_links", back) if linked else None
+        self.app.call_from_thread(self._show_panels, entity_id, heads, files)
+
+    def _show_panels(
+        self, entity_id: str, outline: dict[str, Any] | None, linked: dict[str, Any] | None
+    ) -> None:
+        if entity_id != self.entity_id:
+            return
+        for widget_id, answer, options, empty in (
+            ("#note-outline", outline, outline_options, "no headings"),
+            ("#note-filelinks", linked, backlink_options, "no file links here"),
+        ):
+            if answer is not None:
+                found = options(answer) if answer.get("ok") else []
+                self.query_one(widget_id, EntityList).show(found, empty=empty, keep=True)
+
+    def _go_to_line(self) -> None:
+        """Scroll the body to the block holding the line asked for (a task's), once."""
+        line, text = self.at
+        self.at = (None, "")
+        block = block_holding(self.query_one("#note-body", Markdown), text, line) if line else None
+        self._show_block(block)
+
+    def _show_block(self, block: Widget | None) -> None:
+        if block is not None:
+            scroll = self.query_one("#note-body-scroll", VerticalScroll)
+            scroll.scroll_to_widget(block, animate=False, top=True)
