@@ -130,6 +130,8 @@ class Guard:
                 with anyio.fail_after(seconds):
                     await send(message)
             except TimeoutError:
+                entry.status = "reader-stalled"  # the SDK's stream writer catches what follows
+                log.info("dropped a client that read nothing for %g s", seconds)
                 raise _StalledReader from None
 
         try:
@@ -137,8 +139,6 @@ class Guard:
         except Exception as exc:
             if not _stalled(exc):
                 raise
-            entry.status = "reader-stalled"
-            log.info("dropped a client that read nothing for %g s", seconds)
 
     def _refusal(
         self, scope: Scope, headers: dict[str, bytes]
@@ -160,6 +160,14 @@ class Guard:
         if scope["path"].rstrip("/") != MCP_PATH:
             return 404, f"the MCP endpoint is {MCP_PATH}", []
         return None
+
+
+class QuietStalls(logging.Filter):
+    """Drops the SDK's traceback for a stream cut off here (the request log has the line)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return exc is None or not _stalled(exc)
 
 
 def _stalled(exc: BaseException) -> bool:

@@ -43,13 +43,14 @@ from kbtui.mcp.files import (
     token_path,
     write_record,
 )
-from kbtui.mcp.guard import MCP_PATH, Guard, Limits, requests_log
+from kbtui.mcp.guard import MCP_PATH, Guard, Limits, QuietStalls, requests_log
 from kbtui.mcp.server import build_server
 from kbtui.runtime.runtime import VaultHandle
 
 __all__ = ["MCP_PATH", "TOKEN_FILE", "TokenError", "load_token", "token_path"]
 
 log = logging.getLogger("kbtui.mcp")
+logging.getLogger("mcp.server.streamable_http").addFilter(QuietStalls())
 MAX_BODY = 1024 * 1024  # the largest tool argument (100k characters of text) fits with room
 DEFAULT_HOST = "127.0.0.1"
 MAX_SESSIONS = 256  # assistants and people at once; each idle session costs ~20 KB
@@ -132,6 +133,15 @@ async def _lifespan(manager: StreamableHTTPSessionManager, receive: Receive, sen
     await send({"type": "lifespan.shutdown.complete"})
 
 
+def _abort_unread(sock: socket.socket, seconds: float) -> None:
+    """Connections accepted on `sock` are dropped by the kernel when what was sent stays
+    unread (or unacknowledged) for `seconds`: an answer handed to the socket has left the
+    SDK, and a client that never reads would otherwise keep it buffered here for ever."""
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if option is not None:  # Linux; elsewhere the send bound in the guard still applies
+        sock.setsockopt(socket.IPPROTO_TCP, option, int(seconds * 1000))
+
+
 def request_log(index_dir: Path) -> logging.Handler:
     """The rotating request log in the index folder (one line a request; see guard)."""
     index_dir.mkdir(parents=True, exist_ok=True)
@@ -169,6 +179,7 @@ class HttpServer:
         self.socket = socket.socket(family, socket.SOCK_STREAM)
         try:
             self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            _abort_unread(self.socket, (limits or Limits(MAX_BODY)).send_seconds)
             self.socket.bind((host, port))
             self.socket.listen(128)
         except OSError as exc:
