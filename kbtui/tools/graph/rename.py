@@ -98,7 +98,13 @@ class Renamer:
         changes: list[dict[str, Any]] = []
         total = 0
         for path in self._linking(changing, old_path):
-            data = (self.vault / path).read_bytes()
+            try:
+                data = (self.vault / path).read_bytes()
+            except FileNotFoundError:  # moved or deleted on disk; the index follows shortly
+                raise ConflictError(
+                    f"{path} was moved or deleted on disk during the rename; nothing was "
+                    "written: retry once the index has caught up"
+                ) from None
             text, encode = _read(data, path)
             new, count = rewrite_links(text, resolves, new_target, markdown_edits(path))
             if path == old_path:
