@@ -1,7 +1,8 @@
 """Issue 33's soak: a real `kbtui mcp --http` on a copy of a vault for an hour (`--minutes`),
 several SDK clients over Streamable HTTP calling tools (searches, reads, graph walks, imports
 and renames through the tools) while a "user" saves, adds, renames, deletes notes and moves
-folders on disk. At the end:
+folders on disk (past CAP added notes they delete instead, so the vault keeps its size and
+RSS can be compared across the hour). At the end:
 - errors: transport failures and answers that blame the server (INTERNAL, TRANSIENT): 0;
 - the index, once settled and the server stopped, equals a fresh build of the vault;
 - the server's RSS and open files stay within 10% of their values after the warm-up (the
@@ -57,6 +58,7 @@ QUERIES = ["battery life", "who designs the watch", "firmware release", "offline
 SESSION_CALLS = 40  # a client opens a new session after this many calls (session churn)
 TOLERANCE = 0.10
 WINDOWS = 5
+CAP = 150  # notes the soak's users may add (imports and soak/): past it they delete
 
 
 @dataclass
@@ -118,8 +120,12 @@ def user_step(vault: Path, rng: random.Random, step: int, tally: Tally) -> None:
     soak = vault / "soak"
     notes = sorted(p for p in vault.rglob("*.md") if ".kbtui" not in p.parts)
     mine = sorted(soak.rglob("*.md")) if soak.exists() else []
+    imported = sorted((vault / "imports").glob("*.md")) if (vault / "imports").exists() else []
     roll = rng.random()
-    if roll < 0.4 and notes:
+    if len(mine) + len(imported) > CAP:  # the vault keeps its size: RSS can be compared
+        rng.choice(mine + imported).unlink()
+        tally.user_ops["delete (at the cap)"] += 1
+    elif roll < 0.4 and notes:
         note = rng.choice(notes)
         with note.open("a", encoding="utf-8") as fh:
             fh.write(f"\nSaved at step {step}: {rng.choice(WORDS)} {rng.choice(WORDS)}.\n")
