@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent / "kbtui"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
     ("tokenize", "embed_opt", "cells", "memory"),
-    ("embed", "vault", "graph", "store"),
+    ("embed", "vault", "graph", "graphmap", "store"),
     ("search", "indexing", "bases"),
     ("tools",),
     ("runtime",),

@@ -120,7 +120,7 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp]:
 # -- listing --------------------------------------------------------------------------------
 def test_the_18_tools_are_listed_with_our_schemas_and_descriptions(mcp: Mcp) -> None:
     tools = {t.name: t for t in mcp.portal.call(mcp.session.list_tools).tools}
-    assert set(tools) == set(PUBLISHED) and len(tools) == 25  # 21 + issue 29's 4
+    assert set(tools) == set(PUBLISHED) and len(tools) == 26  # 21 + #29's 4 + #32's 1
     for name, tool in tools.items():
         assert tool.input_schema == PUBLISHED[name].input_schema()
         assert tool.description == PUBLISHED[name].description
@@ -234,6 +234,21 @@ def test_graph_reads(mcp: Mcp) -> None:
     })  # fmt: skip
     assert phase["phaseContext"]["phase"] == "planning" and phase["summary"]
     mcp.bad("kg_get_phase_context", {"phase": "dreaming"}, "ValidationError", "phase")
+
+
+def test_graph_image_is_an_svg_an_assistant_can_show(mcp: Mcp) -> None:
+    from xml.etree import ElementTree
+
+    args = {"entityId": "person:andrei_clodius", "depth": 2, "maxNodes": 30}
+    image = mcp.good("kg_graph_image", args)
+    root = ElementTree.fromstring(image["svg"])
+    nodes = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-id")]
+    assert len(nodes) == image["nodeCount"] <= 30 and image["edgeCount"] > 0
+    assert "Andrei Clodius" in image["message"]
+    overview = mcp.good("kg_graph_image", {})
+    assert "person (14)" in overview["svg"]
+    mcp.bad("kg_graph_image", {**args, "depth": 0}, "ValidationError", "depth")
+    mcp.bad("kg_graph_image", {"entityId": "person:nobody"}, "NotFoundError")
 
 
 def test_extraction_and_duplicates(mcp: Mcp) -> None:

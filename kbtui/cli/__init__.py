@@ -17,6 +17,7 @@ from kbtui.cli.bases import BASE_COMMANDS
 from kbtui.cli.common import err, opened_vault, settings_for, vault_option
 from kbtui.cli.common import out as _out
 from kbtui.cli.graph import GRAPH_COMMANDS
+from kbtui.cli.graph_map import GRAPH_MAP_COMMANDS
 from kbtui.cli.kb import KB_COMMANDS
 from kbtui.cli.mcp import MCP_COMMANDS
 from kbtui.cli.sql import SQL_COMMANDS
@@ -225,5 +226,5 @@ for _command in KB_COMMANDS:
     main.add_command(_command)
 for _command in (*MCP_COMMANDS, *SQL_COMMANDS, *BASE_COMMANDS):
     main.add_command(_command)
-for _command in (*GRAPH_COMMANDS, *VAULT_COMMANDS):
+for _command in (*GRAPH_COMMANDS, *GRAPH_MAP_COMMANDS, *VAULT_COMMANDS):
     main.add_command(_command)

@@ -29,6 +29,7 @@ from kbtui.store.file.verify import Snapshot, snapshot
 from kbtui.store.graph import paths as graph_paths
 from kbtui.store.graph.entities import GraphStore
 from kbtui.store.graph.link_queries import LinkQueries
+from kbtui.store.graph.map_queries import MapQueries
 from kbtui.store.note_facts import FACT_TABLES, insert_facts
 from kbtui.store.queries.browse import BrowseQueries
 from kbtui.store.queries.reads import ReadQueries
@@ -69,7 +70,7 @@ def _column(values: list[Any]) -> np.ndarray:
 
 
 class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites,
-            VaultFileQueries):  # fmt: skip
+            VaultFileQueries, MapQueries):  # fmt: skip
     """One open index file. Not thread-safe: give each thread its own cursor.
 
     `generation` counts this process's writes, so in-memory indexes know when to re-sync.

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
+from kbtui.tools.contracts.graph_map import GRAPH_MAP_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_TOOLS
 from kbtui.tools.contracts.obsidian import VAULT_TOOLS
 
 # what MCP offers
-PUBLISHED: dict[str, ToolSpec] = {**KB_TOOLS, **KG_TOOLS, **LINK_TOOLS, **BASE_TOOLS, **VAULT_TOOLS}
+PUBLISHED: dict[str, ToolSpec] = {
+    **KB_TOOLS,
+    **KG_TOOLS,
+    **GRAPH_MAP_TOOLS,
+    **LINK_TOOLS,
+    **BASE_TOOLS,
+    **VAULT_TOOLS,
+}
 GRAPH_READS = (
     "kg_get_entity",
     "kg_find_entity",
@@ -24,4 +32,5 @@ GRAPH_READS = (
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
     | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}
+    | {"kg_graph_image", "app_graph_map"}
 )

@@ -20,11 +20,12 @@ from kbtui.tools.catalog import PUBLISHED as CATALOGUE
 from kbtui.tools.chunk_view import get_chunk
 from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
+from kbtui.tools.contracts.graph_map import APP_GRAPH_MAP, KG_GRAPH_IMAGE
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
-from kbtui.tools.graph import context, extract
+from kbtui.tools.graph import context, extract, map_tools
 from kbtui.tools.graph.links import LinkTools
 from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.graph.rename import Renamer
@@ -92,6 +93,7 @@ TOOLS: dict[str, Tool] = {
         Tool(KG_TOOLS["kg_extract_from_text"], lambda t, a: extract.extract_tool(t.writer, a)),
         Tool(KG_TOOLS["kg_extract_from_memory"], lambda t, a: extract.extract_tool(t.writer, a)),
         Tool(KG_TOOLS["kg_find_duplicates"], lambda t, a: extract.duplicates_tool(t.graph, a)),
+        Tool(KG_GRAPH_IMAGE, lambda t, a: map_tools.graph_image(t.parts, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
         Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
@@ -112,6 +114,7 @@ TOOLS: dict[str, Tool] = {
                 ("app_search_context", obsidian_notes.search_context),
             )
         ),
+        Tool(APP_GRAPH_MAP, lambda t, a: map_tools.map_data(t.parts, a), published=False),
         _app("app_facets", browse.facets),
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
