@@ -127,3 +127,14 @@ def real_runtime(
     rt = open_runtime(copy_indexed(indexed_example.vault, tmp_path / "vault"), real_embedder)
     yield rt
     rt.close()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `slow` (the long variants of bench runs) run only when asked for with
+    `-m slow`: the README's test command stays within its time."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kbtui.runtime.runtime import VaultRuntime
 from kbtui.vault.edit.batch import FileEdit, read_text, write_all
 from kbtui.vault.edit.relink import (
     find_mentions,
@@ -192,6 +193,32 @@ def test_a_file_changed_meanwhile_stops_before_any_write(tmp_path: Path) -> None
     with pytest.raises(WriteError, match="changed on disk"):
         write_all(tmp_path, edits)
     assert paths[0].read_bytes() == before[paths[0]]
+
+
+def test_a_file_deleted_meanwhile_stops_before_any_write(tmp_path: Path) -> None:
+    paths = _notes(tmp_path / "v", 3)
+    before = {p: p.read_bytes() for p in paths}
+    edits = [FileEdit(p, before[p], b"changed") for p in paths]
+    paths[2].unlink()  # the user deleted (or moved) it between planning and writing
+    with pytest.raises(WriteError, match="moved or deleted"):
+        write_all(tmp_path, edits)
+    assert [p.read_bytes() for p in paths[:2]] == [before[p] for p in paths[:2]]
+
+
+def test_a_rename_over_notes_moved_on_disk_is_a_conflict(runtime: VaultRuntime) -> None:
+    """Found by bench/http_soak.py: a user moved a linking note on disk just before an
+    assistant's rename, while the index still had it: a ConflictError, nothing written."""
+    vault = runtime.settings.vault
+    linking = [p for p in vault.rglob("*.md") if b"[[andrei_clodius" in p.read_bytes()]
+    assert linking
+    moved = linking[0].rename(vault / "moved away.md")  # no watcher: the index lags behind
+    before = {p: p.read_bytes() for p in vault.rglob("*.md")}
+    answer = runtime.call(
+        "kg_rename_entity", {"entityId": "person:andrei_clodius", "newName": "Andrei C"}
+    )
+    assert answer["error_type"] == "ConflictError", answer  # not INTERNAL
+    assert "moved or deleted on disk" in answer["message"]
+    assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before and moved.exists()
 
 
 def test_a_note_is_scanned_only_when_every_word_of_a_name_is_in_it() -> None:

@@ -61,12 +61,15 @@ def mcp(
         _serve_stdio(settings, log_level, log_file, no_watch)
         return
     from kbtui.mcp.app import run_http
-    from kbtui.mcp.http import HttpConfigError, HttpServer, load_token, parse_bind
+    from kbtui.mcp.http import HttpConfigError, HttpServer, TokenError, load_token, parse_bind
     from kbtui.mcp.process import setup_logging
     from kbtui.runtime.shared import open_vault
 
     if show_token:
-        click.echo(load_token(settings.index_dir))
+        try:
+            click.echo(load_token(settings.index_dir))
+        except TokenError as exc:
+            raise click.ClickException(str(exc)) from exc
         return
     assert bind is not None
 
@@ -75,16 +78,25 @@ def mcp(
         host, port = parse_bind(bind)
         token = load_token(settings.index_dir)
         handle = open_vault(settings, lambda: make_embedder(settings), watch=not no_watch)
-    except (HttpConfigError, StoreError) as exc:
+    except (HttpConfigError, TokenError, StoreError) as exc:
         raise click.ClickException(str(exc)) from exc
     try:
         server = HttpServer(
-            handle, host, port, token, allow_remote=allow_remote, extra_hosts=allow_host
+            handle,
+            host,
+            port,
+            token,
+            allow_remote=allow_remote,
+            extra_hosts=allow_host,
+            index_dir=settings.index_dir,
         )
     except HttpConfigError as exc:
         handle.close()
         raise click.ClickException(str(exc)) from exc
     click.echo(f"kbtui MCP at {server.url} (token: kbtui mcp --show-token)", err=True)
+    other = server.other_server()
+    if other is not None:
+        click.echo(f"note: this vault is also served at {other}", err=True)
     run_http(handle, server)
 
 

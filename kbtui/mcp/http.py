@@ -1,14 +1,16 @@
-"""MCP over Streamable HTTP (the SDK's session manager), safe by default.
+"""MCP over Streamable HTTP (the SDK's session manager), safe by default and bounded.
 
 Several clients share one server without a hand-started daemon, through the same owner of
 the vault as stdio. A local HTTP port is reachable by every web page the user opens, so
-every request passes a guard before the SDK sees it:
-- Host must name this server (a DNS-rebinding page sends its own host name) -> 421;
-- Origin, when a browser sends one, must be this server -> 403;
-- a bearer token, created on first use and stored 0600 in the index folder -> 401;
-- the body may not pass MAX_BODY bytes -> 413 (the SDK enforces it again while reading).
-A refused request reaches neither the SDK nor the vault. Binding anything but loopback needs
-`allow_remote`.
+every request passes `kbtui.mcp.guard.Guard` (Host, Origin, token, body size and time) before
+the SDK sees it, and a refused request reaches neither the SDK nor the vault. Binding
+anything but loopback needs `allow_remote`.
+
+Bounds, so no client can hold the server: tool calls run on a fixed pool of threads and are
+answered within `call_seconds` (kbtui.mcp.bounded); at most MAX_SESSIONS sessions (503
+beyond, the SDK's answer) and MAX_CONNECTIONS connections (uvicorn's 503); an idle session
+ends after SESSION_IDLE seconds. Each request is logged to a rotating file in the index
+folder (mcp-http.log), never with its token.
 
 The listening socket is bound before the server starts, so a client may connect at once
 (the connection waits in the backlog) and no caller waits for "ready".
@@ -17,15 +19,12 @@ The listening socket is bound before the server starts, so a client may connect 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import ipaddress
 import logging
-import os
-import secrets
 import socket
-import tempfile
 import threading
 from collections.abc import Sequence
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 import uvicorn
@@ -33,51 +32,36 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kbtui.mcp.bounded import CALL_SECONDS, WORKERS, BoundedCalls
+from kbtui.mcp.files import (
+    LOG_FILE,
+    TOKEN_FILE,
+    TokenError,
+    drop_record,
+    live_record,
+    load_token,
+    token_path,
+    write_record,
+)
+from kbtui.mcp.guard import MCP_PATH, Guard, Limits, QuietStalls, requests_log
 from kbtui.mcp.server import build_server
 from kbtui.runtime.runtime import VaultHandle
 
+__all__ = ["MCP_PATH", "TOKEN_FILE", "TokenError", "load_token", "token_path"]
+
 log = logging.getLogger("kbtui.mcp")
-MCP_PATH = "/mcp"
-TOKEN_FILE = "mcp-token"
+logging.getLogger("mcp.server.streamable_http").addFilter(QuietStalls())
 MAX_BODY = 1024 * 1024  # the largest tool argument (100k characters of text) fits with room
 DEFAULT_HOST = "127.0.0.1"
+MAX_SESSIONS = 256  # assistants and people at once; each idle session costs ~20 KB
+MAX_CONNECTIONS = 1024  # a session's open GET stream is one of them
+SESSION_IDLE = 30 * 60.0  # seconds without a request before a session is forgotten
+LOG_BYTES = 1_000_000  # the request log rotates past this, keeping LOG_KEEP old files
+LOG_KEEP = 3
 
 
 class HttpConfigError(ValueError):
     """A bind address or option that cannot be served; the message says why."""
-
-
-def token_path(index_dir: Path) -> Path:
-    return index_dir / TOKEN_FILE
-
-
-def load_token(index_dir: Path) -> str:
-    """The bearer token of this vault's HTTP server, created (0600) on first use. The file
-    appears whole (written aside, then linked into place), so two servers starting at once
-    end up with the same token."""
-    path = token_path(index_dir)
-    index_dir.mkdir(parents=True, exist_ok=True)
-    for _ in range(3):
-        try:
-            if path.stat().st_mode & 0o077:
-                path.chmod(0o600)  # someone loosened it: others must not read it
-            token = path.read_text(encoding="ascii").strip()
-            if token:
-                return token
-            path.unlink()  # an empty file (an older, interrupted write): make a new one
-        except FileNotFoundError:
-            pass
-        fd, tmp = tempfile.mkstemp(prefix=".mcp-token-", dir=index_dir)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(secrets.token_urlsafe(32) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            with contextlib.suppress(FileExistsError):  # another process won: read theirs
-                os.link(tmp, path)
-        finally:
-            os.unlink(tmp)
-    raise HttpConfigError(f"cannot create the token file {path}")
 
 
 def parse_bind(spec: str) -> tuple[str, int]:
@@ -115,70 +99,19 @@ def allowed_hosts(host: str, port: int, extra: Sequence[str] = ()) -> list[str]:
     return sorted(f"{n}:{port}" for n in names)
 
 
-class Guard:
-    """Host, Origin, token and size checks in front of the SDK's app (see module doc)."""
-
-    def __init__(self, app: ASGIApp, token: str, hosts: Sequence[str], max_body: int) -> None:
-        self.app = app
-        self.token = token.encode()
-        self.hosts = {h.lower() for h in hosts}
-        self.origins = {f"{scheme}://{h}" for h in self.hosts for scheme in ("http", "https")}
-        self.max_body = max_body
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v for k, v in scope["headers"]}
-        refusal = self._refusal(scope, headers)
-        if refusal is not None:
-            status, message, extra = refusal
-            log.info("refused %s %s: %s", scope["method"], scope["path"], message)
-            await _plain(send, status, message, extra)
-            return
-        await self.app(scope, receive, send)
-
-    def _refusal(
-        self, scope: Scope, headers: dict[str, bytes]
-    ) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
-        host = headers.get("host", b"").decode("latin-1").lower()
-        if host not in self.hosts:
-            return 421, "unknown Host (this server answers to its own address only)", []
-        origin = headers.get("origin")
-        if origin is not None and origin.decode("latin-1").lower() not in self.origins:
-            return 403, "cross-origin requests are refused", []
-        given = headers.get("authorization", b"")
-        scheme, _, value = given.partition(b" ")
-        if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
-            why = "a bearer token is required (kbtui mcp --show-token)"
-            return 401, why, [(b"www-authenticate", b'Bearer realm="kbtui"')]
-        length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return 413, f"request body over {self.max_body} bytes", []
-        if scope["path"].rstrip("/") != MCP_PATH:
-            return 404, f"the MCP endpoint is {MCP_PATH}", []
-        return None
-
-
-async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]]) -> None:
-    body = (text + "\n").encode()
-    headers = [
-        (b"content-type", b"text/plain; charset=utf-8"),
-        (b"content-length", str(len(body)).encode()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers + extra})
-    await send({"type": "http.response.body", "body": body})
-
-
-def build_app(handle: VaultHandle, token: str, hosts: Sequence[str]) -> ASGIApp:
+def build_app(
+    handle: VaultHandle, token: str, hosts: Sequence[str], calls: BoundedCalls, limits: Limits
+) -> ASGIApp:
     """The guarded ASGI app: every tool and resource of the stdio server, over HTTP."""
     origins = [f"{s}://{h}" for h in hosts for s in ("http", "https")]
     manager = StreamableHTTPSessionManager(
-        build_server(handle),
+        build_server(handle, calls.run),
         security_settings=TransportSecuritySettings(
             allowed_hosts=list(hosts), allowed_origins=origins
         ),
-        max_request_body_size=MAX_BODY,
+        max_request_body_size=limits.max_body,
+        session_idle_timeout=SESSION_IDLE,
+        max_sessions=MAX_SESSIONS,
     )
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -187,7 +120,7 @@ def build_app(handle: VaultHandle, token: str, hosts: Sequence[str]) -> ASGIApp:
         else:
             await manager.handle_request(scope, receive, send)
 
-    return Guard(app, token, hosts, MAX_BODY)
+    return Guard(app, token, hosts, limits)
 
 
 async def _lifespan(manager: StreamableHTTPSessionManager, receive: Receive, send: Send) -> None:
@@ -200,8 +133,28 @@ async def _lifespan(manager: StreamableHTTPSessionManager, receive: Receive, sen
     await send({"type": "lifespan.shutdown.complete"})
 
 
+def _abort_unread(sock: socket.socket, seconds: float) -> None:
+    """Connections accepted on `sock` are dropped by the kernel when what was sent stays
+    unread (or unacknowledged) for `seconds`: an answer handed to the socket has left the
+    SDK, and a client that never reads would otherwise keep it buffered here for ever."""
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if option is not None:  # Linux; elsewhere the send bound in the guard still applies
+        sock.setsockopt(socket.IPPROTO_TCP, option, int(seconds * 1000))
+
+
+def request_log(index_dir: Path) -> logging.Handler:
+    """The rotating request log in the index folder (one line a request; see guard)."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(
+        index_dir / LOG_FILE, maxBytes=LOG_BYTES, backupCount=LOG_KEEP, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    return handler
+
+
 class HttpServer:
-    """One uvicorn server on a socket bound at construction (port 0: a free one)."""
+    """One uvicorn server on a socket bound at construction (port 0: a free one). With
+    `index_dir` it logs each request there and records itself for a second server."""
 
     def __init__(
         self,
@@ -212,41 +165,89 @@ class HttpServer:
         *,
         allow_remote: bool = False,
         extra_hosts: Sequence[str] = (),
+        index_dir: Path | None = None,
+        limits: Limits | None = None,
+        call_seconds: float = CALL_SECONDS,
+        workers: int = WORKERS,
     ) -> None:
         if not is_loopback(host) and not allow_remote:
             raise HttpConfigError(
                 f"{host} is reachable from other machines; pass --allow-remote to serve it"
             )
+        self.index_dir = index_dir
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)
         try:
             self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            _abort_unread(self.socket, (limits or Limits(MAX_BODY)).send_seconds)
             self.socket.bind((host, port))
             self.socket.listen(128)
         except OSError as exc:
             self.socket.close()
-            raise HttpConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+            raise HttpConfigError(
+                f"cannot listen on {host}:{port}: {exc.strerror}{self._holder()}"
+            ) from exc
         self.host, self.port = host, int(self.socket.getsockname()[1])
         self.hosts = allowed_hosts(host, self.port, extra_hosts)
+        self.calls = BoundedCalls(workers, call_seconds)
         config = uvicorn.Config(
-            build_app(handle, token, self.hosts),
+            build_app(handle, token, self.hosts, self.calls, limits or Limits(MAX_BODY)),
             lifespan="on",
             log_level="warning",
             timeout_graceful_shutdown=3,
             access_log=False,
+            limit_concurrency=MAX_CONNECTIONS,
         )
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
+        self._log: logging.Handler | None = None
+
+    def _holder(self) -> str:
+        """Who serves this vault over HTTP already, if anyone (for an error message)."""
+        if self.index_dir is None:
+            return ""
+        record = live_record(self.index_dir)
+        if not record:
+            return ""
+        return f" (kbtui process {record.get('pid')} serves this vault at {record.get('url')})"
 
     @property
     def url(self) -> str:
         shown = "localhost" if is_loopback(self.host) else self.host
         return f"http://{shown}:{self.port}{MCP_PATH}"
 
+    def other_server(self) -> str | None:
+        """Where another live kbtui process serves this vault over HTTP, if one does."""
+        record = live_record(self.index_dir) if self.index_dir is not None else {}
+        return f"{record.get('url')} (kbtui process {record.get('pid')})" if record else None
+
     def serve(self) -> None:
         """Serve on this thread until SIGINT/SIGTERM (uvicorn handles them on the main thread)."""
-        with contextlib.closing(self.socket):
-            self.server.run(sockets=[self.socket])
+        self._open_log()
+        try:
+            with contextlib.closing(self.socket):
+                self.server.run(sockets=[self.socket])
+        finally:
+            self.calls.close()
+            self._close_log()
+
+    def _open_log(self) -> None:
+        if self.index_dir is None:
+            return
+        self._log = request_log(self.index_dir)
+        requests_log.addHandler(self._log)
+        requests_log.setLevel(logging.INFO)
+        requests_log.propagate = False  # one line a request: the file, not stderr
+        if self.other_server() is None:
+            write_record(self.index_dir, self.url)
+
+    def _close_log(self) -> None:
+        if self.index_dir is not None:
+            drop_record(self.index_dir)
+        if self._log is not None:
+            requests_log.removeHandler(self._log)
+            self._log.close()
+            self._log = None
 
     def start(self) -> None:
         """Serve from a background thread (tests, embedding); `stop` ends it."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import quote, unquote
@@ -21,8 +22,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from kbtui.mcp.bounded import CallTimeout
 from kbtui.runtime.runtime import VaultHandle
-from kbtui.tools.envelope import ValidationError, failure
+from kbtui.runtime.shared import repeatable
+from kbtui.tools.envelope import UnavailableError, ValidationError, failure
 from kbtui.tools.registry import PUBLISHED
 
 log = logging.getLogger("kbtui.mcp")
@@ -41,8 +44,14 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(host: VaultHandle) -> Server[Any]:
-    """The low-level server with tools and resources wired to `host`."""
+Offload = Callable[..., Awaitable[Any]]
+
+
+def build_server(host: VaultHandle, offload: Offload | None = None) -> Server[Any]:
+    """The low-level server with tools and resources wired to `host`. `offload(fn, *args)`
+    runs blocking work off the event loop (HTTP: `BoundedCalls.run`, bounded in threads and
+    time, raising CallTimeout); stdio's one client uses anyio's threads."""
+    run: Offload = offload or anyio.to_thread.run_sync
     tools = [
         types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema())
         for spec in PUBLISHED.values()
@@ -57,7 +66,10 @@ def build_server(host: VaultHandle) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         if params.name in PUBLISHED:
-            envelope = await anyio.to_thread.run_sync(host.call, params.name, params.arguments)
+            try:
+                envelope = await run(host.call, params.name, params.arguments)
+            except CallTimeout as late:
+                envelope = failure(_late(late, params.name, params.arguments))
         else:  # the app_* operations of the query layer serve the TUI only
             envelope = failure(ValidationError(f"unknown tool {params.name!r}"))
         return tool_result(envelope, params.name)
@@ -66,7 +78,7 @@ def build_server(host: VaultHandle) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         start = _cursor(params.cursor if params is not None else None)
-        notes, total = await anyio.to_thread.run_sync(host.note_page, start, PAGE_SIZE)
+        notes, total = await _resource(run, host.note_page, start, PAGE_SIZE)
         resources = [note_resource(n) for n in notes]
         if start == 0:
             resources.insert(0, STATUS_RESOURCE)
@@ -85,7 +97,7 @@ def build_server(host: VaultHandle) -> Server[Any]:
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == STATUS_URI:
-            status = await anyio.to_thread.run_sync(host.status)
+            status = await _resource(run, host.status)
             text = json.dumps(status, ensure_ascii=False, default=str)
             contents = types.TextResourceContents(uri=uri, mime_type="application/json", text=text)
             return types.ReadResourceResult(contents=[contents])
@@ -94,7 +106,7 @@ def build_server(host: VaultHandle) -> Server[Any]:
                 types.INVALID_PARAMS, f"unknown resource {uri!r}; use {NOTE_URI_TEMPLATE}"
             )
         entity_id = unquote(uri[len(NOTE_URI_PREFIX) :])
-        note = await anyio.to_thread.run_sync(host.call, "kb_get", {"id": entity_id})
+        note = await _resource(run, host.call, "kb_get", {"id": entity_id})
         if not note.get("ok"):
             raise MCPError(types.INVALID_PARAMS, f"resource {uri!r}: {note.get('message')}")
         contents = types.TextResourceContents(
@@ -113,6 +125,26 @@ def build_server(host: VaultHandle) -> Server[Any]:
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+
+
+def _late(late: CallTimeout, name: str, args: dict[str, Any] | None) -> UnavailableError:
+    """The answer to a call past the time bound: retry, or look first when it may write."""
+    if not late.started:
+        return UnavailableError(f"{name}: the server is busy, {late}; retry")
+    if repeatable(name, args):
+        return UnavailableError(f"{name}: {late}; retry later")
+    error = UnavailableError(
+        f"{name}: {late}; its change will be complete: look before repeating it"
+    )
+    error.retryable = False
+    return error
+
+
+async def _resource(run: Offload, fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return await run(fn, *args)
+    except CallTimeout as late:
+        raise MCPError(types.INTERNAL_ERROR, f"the server is busy: {late}; retry") from None
 
 
 def tool_result(envelope: dict[str, Any], name: str) -> types.CallToolResult:

@@ -107,7 +107,13 @@ class Renamer:
         # rename keeps it: what it read of the index must still hold when it writes.
         with self.graph.parts.released() if args["dryRun"] else nullcontext():
             for path in linking:
-                data = (self.vault / path).read_bytes()
+                try:
+                    data = (self.vault / path).read_bytes()
+                except FileNotFoundError:  # moved or deleted on disk; the index follows shortly
+                    raise ConflictError(
+                        f"{path} was moved or deleted on disk during the rename; nothing was "
+                        "written: retry once the index has caught up"
+                    ) from None
                 text, encode = _read(data, path)
                 if is_canvas(path):  # file cards hold the note's path
                     new, count = rewrite_canvas_files(text, resolves, new_path)

@@ -66,7 +66,12 @@ def write_all(vault: Path, edits: list[FileEdit], move: tuple[Path, Path] | None
     """Write every edit, then move `move[0]` to `move[1]` (never over an existing file).
     On any failure every file is put back as it was and WriteError says what failed."""
     for edit in edits:
-        if edit.path.read_bytes() != edit.original:
+        try:
+            current = edit.path.read_bytes()
+        except FileNotFoundError:
+            gone = f"{edit.path.name} was moved or deleted while it was being edited"
+            raise WriteError(gone) from None
+        if current != edit.original:
             raise WriteError(f"{edit.path.name} changed on disk while it was being edited")
     created: list[Path] = []
     if move is not None:
