@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from kbtui.runtime.owner import read_json_object
+
 TOKEN_FILE = "mcp-token"
 TOKEN_LOCK = ".mcp-token.lock"
 RECORD_FILE = "mcp-http.json"
@@ -97,11 +99,7 @@ def drop_record(index_dir: Path) -> None:
 
 
 def read_record(index_dir: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(record_path(index_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(record_path(index_dir))
 
 
 def live_record(index_dir: Path) -> dict[str, Any]:

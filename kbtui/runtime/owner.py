@@ -86,8 +86,13 @@ def record_path(index_dir: Path) -> Path:
 
 def read_record(index_dir: Path) -> dict[str, Any]:
     """What the owner wrote about itself (pid, socket); {} when there is none or it is bad."""
+    return read_json_object(record_path(index_dir))
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object another process wrote; {} when missing, half-written or not an object."""
     try:
-        data = json.loads(record_path(index_dir).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

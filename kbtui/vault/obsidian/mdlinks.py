@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from urllib.parse import quote, unquote
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -51,14 +51,7 @@ def rewrite_md_links(
     `%20` stays `%20`, `<a b.md>` keeps its brackets, `.md` is kept or left out as it was.
     `moved_to`: where the linking note itself goes (its own links, written from there)."""
     edits: list[tuple[int, int, str]] = []
-    for start, end in ranges:
-        found = _last_dest(text, start, end)
-        if found is None:
-            continue
-        a, b = found
-        raw = text[a:b]
-        bracketed = raw.startswith("<") and raw.endswith(">")
-        href = raw[1:-1] if bracketed else raw
+    for a, b, href, bracketed in _hrefs(text, ranges):
         target = md_target(href, source_path)
         if target is None or not resolves(target[0]):
             continue
@@ -83,14 +76,7 @@ def rebase_md_links(
     if old_folder == new_folder:
         return []
     edits: list[tuple[int, int, str]] = []
-    for start, end in ranges:
-        found = _last_dest(text, start, end)
-        if found is None:
-            continue
-        a, b = found
-        raw = text[a:b]
-        bracketed = raw.startswith("<") and raw.endswith(">")
-        href = raw[1:-1] if bracketed else raw
+    for a, b, href, bracketed in _hrefs(text, ranges):
         path, hash_, heading = href.partition("#")
         decoded = unquote(path).strip()
         target = md_target(href, old_path)
@@ -136,3 +122,16 @@ def _styled(href: str, source_path: str, old_path: str, new_path: str, bracketed
     if not bracketed and (" " in out or "%" in old):  # a space must be encoded outside <>
         out = quote(out, safe="/.-_~!$&'*+,;=:@()")
     return out + hash_ + heading
+
+
+def _hrefs(text: str, ranges: list[tuple[int, int]]) -> Iterator[tuple[int, int, str, bool]]:
+    """(start, end, href, bracketed) of each link's destination in `ranges`: what both
+    rewriters read, `<a b.md>`'s brackets told apart from the href."""
+    for start, end in ranges:
+        found = _last_dest(text, start, end)
+        if found is None:
+            continue
+        a, b = found
+        raw = text[a:b]
+        bracketed = raw.startswith("<") and raw.endswith(">")
+        yield a, b, raw[1:-1] if bracketed else raw, bracketed
