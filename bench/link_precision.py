@@ -77,7 +77,7 @@ def main() -> None:
         if vault is None:
             continue
         found = suggestions(vault)
-        keys = [key(name, s) for s in found]
+        keys = [label_key(name, s) for s in found]
         judged = [labels[k] for k in keys if k in labels]
         good = sum(judged)
         share = f"{100 * good / len(judged):.0f}%" if judged else "-"
@@ -86,7 +86,7 @@ def main() -> None:
             per_sample(name, set(keys), labels, samples)
 
 
-def key(vault: str, s: dict[str, Any]) -> tuple[str, ...]:
+def label_key(vault: str, s: dict[str, Any]) -> tuple[str, ...]:
     """A suggestion's identity in the labels file."""
     where = (s["filePath"], str(s["line"]), str(s["column"]), s["text"], s["targetEntityId"])
     return (vault, *where)
@@ -118,7 +118,7 @@ def draw(args: argparse.Namespace, labels: dict[tuple[str, ...], bool]) -> None:
         vault: Path | None = getattr(args, name)
         if vault is None:
             continue
-        fresh = [s for s in suggestions(vault) if key(name, s) not in labels]
+        fresh = [s for s in suggestions(vault) if label_key(name, s) not in labels]
         picked = random.Random(args.seed).sample(fresh, min(args.draw, len(fresh)))
         for s in sorted(picked, key=lambda s: (s["filePath"], s["line"], s["column"])):
             record = {

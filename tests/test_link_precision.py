@@ -101,3 +101,67 @@ def test_no_mention_inside_a_links_text_and_no_verb_for_a_first_name() -> None:
     assert not mention("Mark", 1, first=True)  # "Mark your note": the verb
     assert mention("Mark", 2, first=True)  # "- Mark argued": the person
     assert mention("Mark", 3, first=True)  # mid-sentence
+
+
+KINDS = {
+    "Plugins/background-image.md": "---\naliases: [Background Image]\n---\nA wallpaper.\n",
+    "Plugins/mdfriday.md": "---\naliases: [Friday]\n---\nNotes to websites.\n",
+    "Themes/Border.md": "A theme with borders.\n",
+    "Plugins/fantasy-calendar.md": "---\naliases: [Fantasy Calendar]\n---\nCalendars.\n",
+    "Themes/Blue Topaz.md": (
+        "## Features\n\n"
+        "- Consistent with Workplace Background Image\n"
+        "- Disable Border, Red\n"
+        "- Select Background Image: Select Custom to use your own links.\n\n"
+        "Send your questions by Friday.\n"
+    ),
+    "Notes/roundup.md": (
+        "- Fantasy Calendar got some quality of life updates!\n"
+        "- Background Image\n\n"
+        "The Border theme and the Friday plugin are new this week.\n"
+    ),
+}
+
+
+def test_labels_feature_lists_and_days_are_not_mentions(tmp_path: Path) -> None:
+    """A fresh sample of obsidian-hub's suggestions (bench/link_labels.jsonl, `fresh-before`)
+    showed three kinds of non-mentions: an option's label before a colon, a part of a longer
+    name in a title-case feature list, a day of the week. A whole list entry, a sentence in a
+    list and a mid-sentence name are still mentions."""
+    vault = tmp_path / "vault"
+    for rel, text in KINDS.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    kb = KnowledgeBase.open(Settings.for_vault(vault), None)
+    try:
+        kb.indexer.run(embed=False)
+        answer = kb.call("kg_suggest_links", {"limit": 100})
+    finally:
+        kb.close()
+    found = sorted((s["filePath"], s["text"], s["line"]) for s in answer["suggestions"])
+    assert found == [
+        ("Notes/roundup.md", "Background Image", 2),
+        ("Notes/roundup.md", "Border", 4),
+        ("Notes/roundup.md", "Fantasy Calendar", 1),
+    ], found
+
+
+def test_the_new_kinds_one_by_one() -> None:
+    def kept(line: str, word: str, nth: int = 0) -> bool:
+        note = NoteText(f"Intro.\n{line}\n")
+        at = note.text.find(word, 7)
+        for _ in range(nth):
+            at = note.text.find(word, at + 1)
+        return is_mention(note, at, at + len(word), {word})
+
+    assert not kept("- Disable Border, Red", "Border")
+    assert not kept("- Folder Color Palette", "Folder Color")
+    assert not kept("**Work Wide, not Deep:** Work to understand", "Deep")
+    assert not kept("Submit questions by Friday.", "Friday")
+    assert kept(
+        "- Disable Excalidraw Integration: Encore changes Excalidraw a bit", "Excalidraw", 1
+    )
+    assert not kept("- Disable Excalidraw Integration: Encore changes Excalidraw", "Excalidraw")
+    assert kept("- Red, Folder Color", "Folder Color")  # a whole comma-separated part
+    note = NoteText("Submit questions by Friday.\n")
+    assert is_mention(note, 20, 26, {"Friday"}, one_entity=True)  # the note's own mentions

@@ -7,7 +7,12 @@ an ordinary phrase equal to a title in other capitals ("for theme designers" aga
 "for Theme Designers", "local images" against the alias "Local images", "GitHub" against the
 plugin note "github"), a plain word capitalised because a sentence starts with it ("Quickly
 hide your sidebars" against the plugin "Quickly") or inside a longer name ("Enable Folder
-Icons"), and a one-word name in lower case ('repeat' the verb).
+Icons"), and a one-word name in lower case ('repeat' the verb). A fresh random 60 drawn
+before the next rules (bench/link_labels.jsonl, sample `fresh-before`: 80%) showed three more
+kinds: a label's words (`- Select Background Image: Select Custom ...`, `**Work Wide, not
+Deep:**`), a part of a longer name in a title-case list entry (a theme's feature list:
+`- Disable Border, Red`, `- Folder Color Palette`) and a day or month ("by Friday" against
+the plugin "Friday").
 
 A match is kept when it is in prose (no heading, no comment), not a label (a name followed
 by a colon), written as a name of the note is written (or with a capital first letter), a
@@ -23,6 +28,8 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kbtui.graph import lexicon as lx
+
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
 _ITEM_START = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:\[.\][ \t]+)?[*_]*$")
@@ -32,6 +39,13 @@ _CAPITAL_BEFORE = re.compile(r"[A-Z][\w&]*,?[ \t]$")
 _CAPITAL_AFTER = re.compile(r"^[ \t][A-Z]")
 # an imperative's object: "Mark your note", "Grace the table"; a person is followed by a verb
 _DETERMINER_AFTER = re.compile(r"^[ \t]+(?:your|the|a|an|this|that|these|those|my|our|its)\b", re.I)
+# a line's leading label: "- Select Background Image: ...", "**Work Wide, not Deep:** ..."
+_LEAD_LABEL = re.compile(
+    r"^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)])[ \t]+)?[*_]*([^:\[\]().!?`]{1,80}):"
+)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|\d+[.)])[ \t]+(?:\[.\][ \t]+)?")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SMALL_WORDS = lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.DETERMINERS | {"not", "is", "are"}
 
 
 @dataclass
@@ -86,6 +100,11 @@ def is_mention(
         return False  # "Links: [...]", "- GitHub: [...]", "**Files & Links**:", "Border:"
     if _in_link_text(before, words + after):
         return False  # "[OZ Calendar](https://...)": a link inside a link's text breaks both
+    line = text[line_start:line_end]
+    if not one_entity and (_in_label(line, end - line_start) or _in_entry(line, before, words)):
+        return False
+    if not one_entity and " " not in words.strip() and words.lower() in lx.MONTHS_DAYS:
+        return False  # "by Friday" is a day, not the plugin "Friday"
     if " " in words.strip():
         return any(same_spelling(words, s) for s in spellings)
     if words.islower():
@@ -101,6 +120,33 @@ def is_mention(
     capital = _CAPITAL_BEFORE.search(before)  # a capitalised word that starts no sentence
     inside_name = bool(capital and not _starts(before[: capital.start()]))
     return not (_starts(before) or inside_name or _CAPITAL_AFTER.match(after))
+
+
+def _in_label(line: str, end: int) -> bool:
+    """Whether a match ending at `end` of `line` is inside the line's leading label: a few
+    words (at most 6) before the line's first colon, as a field or option name is written."""
+    label = _LEAD_LABEL.match(line)
+    return label is not None and end <= label.end(1) and len(label.group(1).split()) <= 6
+
+
+def _in_entry(line: str, before: str, words: str) -> bool:
+    """Whether the match is part of a longer name in a title-case list entry: in `- Disable
+    Border, Red` or `- Folder Color Palette` every word is capitalised, so the capitals tell
+    nothing and "Border" is part of the option "Disable Border". A whole entry or a whole
+    comma-separated part ("- Excalidraw, Dataview") is still a name."""
+    item = _LIST_ITEM.match(line)
+    if item is None or len(before) < item.end():
+        return False
+    raw = line[item.end() :]
+    entry = raw.strip(" \t*_")
+    names = [w for w in _WORD.findall(entry) if w.lower() not in _SMALL_WORDS]
+    if len(names) < 2 or any(w[:1].islower() for w in names) or entry[-1:] in ".!?":
+        return False
+    start = len(before) - item.end() - (len(raw) - len(raw.lstrip(" \t*_")))
+    lo = max(entry.rfind(c, 0, max(start, 0)) for c in ",;:(/") + 1
+    hi = min((i for c in ",;:)/" if (i := entry.find(c, start + len(words))) >= 0), default=None)
+    part = entry[lo:hi].strip(" \t*_")
+    return part != words.strip()
 
 
 def _in_link_text(before: str, rest: str) -> bool:
