@@ -165,3 +165,46 @@ def test_the_new_kinds_one_by_one() -> None:
     assert kept("- Red, Folder Color", "Folder Color")  # a whole comma-separated part
     note = NoteText("Submit questions by Friday.\n")
     assert is_mention(note, 20, 26, {"Friday"}, one_entity=True)  # the note's own mentions
+
+
+def test_a_longer_name_and_what_a_note_is_named_after(tmp_path: Path) -> None:
+    """ "Ben Hamilton" is another Ben, "IA Writer Mono V" a font; a plugin note named after a
+    service it works with ("Interact with your Google Calendar") is no link for prose naming
+    the service, unless the prose calls it a plugin; a plugin named after what it makes
+    ("Create Buttons in your notes") and a mid-sentence name still are."""
+    notes = {
+        "People/ben.md": "---\naliases: [Ben]\n---\nBen Straub writes plugins.\n",
+        "Themes/iA Writer.md": "A theme.\n",
+        "Plugins/google-calendar.md": (
+            "---\naliases: [Google Calendar]\n---\nInteract with your Google Calendar from "
+            "Inside Obsidian.\n"
+        ),
+        "Plugins/buttons.md": "---\naliases: [Buttons]\n---\nCreate Buttons in your notes.\n",
+        "Notes/week.md": (
+            "Ben Hamilton asked for patterns, and thanks to Ben for the release.\n\n"
+            "The theme ships IA Writer Mono V; we prefer IA Writer as it is.\n\n"
+            "Sync it with your Google Calendar every day.\n\n"
+            "A video about Buttons is up.\n"
+        ),
+        "Notes/setup.md": "I use the Google Calendar plugin for my agenda.\n",
+    }
+    vault = tmp_path / "vault"
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    kb = KnowledgeBase.open(Settings.for_vault(vault), None)
+    try:
+        kb.indexer.run(embed=False)
+        found = kb.call("kg_suggest_links", {"limit": 100})["suggestions"]
+        calendar = kb.call("kg_suggest_links", {"entityId": "plugin:google_calendar", "limit": 9})
+    finally:
+        kb.close()
+    got = sorted((s["filePath"], s["text"], s["column"]) for s in found)
+    assert got == [
+        ("Notes/setup.md", "Google Calendar", 11),
+        ("Notes/week.md", "Ben", 48),
+        ("Notes/week.md", "Buttons", 15),
+        ("Notes/week.md", "IA Writer", 45),
+    ], got
+    # asked for one note's mentions, every place its name is written is listed
+    assert {s["filePath"] for s in calendar["suggestions"]} == {"Notes/setup.md", "Notes/week.md"}

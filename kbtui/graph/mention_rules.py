@@ -12,7 +12,10 @@ before the next rules (bench/link_labels.jsonl, sample `fresh-before`: 80%) show
 kinds: a label's words (`- Select Background Image: Select Custom ...`, `**Work Wide, not
 Deep:**`), a part of a longer name in a title-case list entry (a theme's feature list:
 `- Disable Border, Red`, `- Folder Color Palette`) and a day or month ("by Friday" against
-the plugin "Friday").
+the plugin "Friday"); a fresh 60 after them (`fresh-after`: 83%) showed a name followed by
+another capitalised word being a longer name ("Ben Hamilton" is not the note "Ben", "IA
+Writer Mono V" a font, not the theme). Notes named after what they work with ("your Google
+Calendar") are left out in kbtui.graph.named_after.
 
 A match is kept when it is in prose (no heading, no comment), not a label (a name followed
 by a colon), written as a name of the note is written (or with a capital first letter), a
@@ -45,6 +48,10 @@ _LEAD_LABEL = re.compile(
 )
 _LIST_ITEM = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|\d+[.)])[ \t]+(?:\[.\][ \t]+)?")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_NAME_AFTER = re.compile(r"^ (?:[A-Z][a-z]+|[A-Z]{2,})\b")  # "Ben Hamilton", "Writer Mono"
+_HEAD_AFTER = re.compile(
+    r"^ (?:Plugins?|Themes?|Snippets?|Apps?|Integration|Mode|Version|Workflows?)\b"
+)
 _SMALL_WORDS = lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.DETERMINERS | {"not", "is", "are"}
 
 
@@ -105,6 +112,9 @@ def is_mention(
         return False
     if not one_entity and " " not in words.strip() and words.lower() in lx.MONTHS_DAYS:
         return False  # "by Friday" is a day, not the plugin "Friday"
+    longer = _NAME_AFTER.match(after) and not _HEAD_AFTER.match(after)
+    if longer and not one_entity and (" " in words.strip() or first_name(words)):
+        return False  # "IA Writer Mono V" is a font, "Ben Hamilton" another Ben
     if " " in words.strip():
         return any(same_spelling(words, s) for s in spellings)
     if words.islower():

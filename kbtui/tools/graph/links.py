@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kbtui.graph.mention_rules import NoteText, is_mention
+from kbtui.graph.named_after import addon_after, named_after_other
 from kbtui.graph.text import is_first_name
 from kbtui.tools.envelope import ConflictError, NotFoundError, ok
 from kbtui.vault.edit.batch import read_text
@@ -100,7 +101,11 @@ class LinkTools:
         incoming = incoming["suggestions"]
         linked = self.store.linked_pairs()
         outgoing = self._scan(
-            self.store.name_owners(), [(entity_id, row["path"])], linked, every=True
+            self.store.name_owners(),
+            [(entity_id, row["path"])],
+            linked,
+            every=True,
+            paths=self.store.note_paths(),
         )
         return ok(incoming=incoming, outgoing=outgoing[:limit])
 
@@ -111,10 +116,25 @@ class LinkTools:
         linked: set[tuple[str, str]],
         every: bool,
         one_entity: bool = False,
+        paths: dict[str, str] | None = None,
     ) -> list[dict[str, Any]]:
         """Mentions of the (name, entity id) `named` in the `sources` notes (id, path): all
         of them with `every`, else one per pair of notes; only matches that read as mentions
-        (graph.mention_rules: not headings, comments, labels, other capitals ...)."""
+        (graph.mention_rules: not headings, comments, labels, other capitals ...) and, unless
+        one entity's mentions are asked for, not the name of what a note named after
+        something else works with (graph.named_after). `paths`: every note's path by id
+        (default: the sources')."""
+        where = dict(sources) if paths is None else paths
+        other: dict[tuple[str, str], bool] = {}
+
+        def means_other(target: str, spelled: set[str]) -> bool:
+            key = (target, min(spelled))
+            if key not in other:
+                note = self._note(where[target]) if target in where else None
+                text = note.text if note is not None else ""
+                other[key] = any(named_after_other(text, name) for name in spelled)
+            return other[key]
+
         owners = _unambiguous(named)
         spellings: dict[str, set[str]] = {}
         for name, _ in named:
@@ -138,6 +158,9 @@ class LinkTools:
                 spelled = spellings[_norm(words)]
                 if not is_mention(places, start, end, spelled, is_first_name, one_entity):
                     continue
+                plugin = addon_after(text[end : end + 40])  # "the Citations plugin"
+                if not one_entity and not plugin and means_other(target, spelled):
+                    continue  # "your Google Calendar", not the plugin "Google Calendar"
                 seen.add((source, target))
                 m = mention_at(text, start, end)
                 found.append(
