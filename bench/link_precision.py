@@ -2,7 +2,11 @@
 
 bench/link_labels.jsonl holds suggestions labelled by hand (`mention`: would a reader want
 that link?): every one kepano's vault gave before issue 28, and on obsidian-hub a random 30
-of the 15,920 given before and two random 60 of those given as the rules were written.
+of the 15,920 given before and two random 60 of those given as the rules were written. Those
+were read to write the rules; the held-out figures are the fresh samples (`--draw`, seeded,
+among suggestions not labelled yet): `fresh-before` (seed 2811) drawn before the next rules,
+`fresh-after` (seed 4513) after the label/feature-list/day rules, `fresh-after-2` (seed
+90210) after all of them. Only the last one was never looked at to write a rule.
 For each vault this prints how many suggestions kg_suggest_links makes now, how many of
 them are labelled, and the precision over those (labelled mentions / labelled).
 
