@@ -52,7 +52,7 @@ class EmbeddingWrites:
 
     def set_meta(self, key: str, value: str) -> None: ...
 
-    def transaction(self) -> AbstractContextManager[None]:
+    def transaction(self, beside_readers: bool = False) -> AbstractContextManager[None]:
         raise NotImplementedError  # Store's
 
     def _bump_vectors_epoch(self) -> None: ...  # SideState's
@@ -187,10 +187,10 @@ class EmbeddingWrites:
         return [int(r[0]) for r in given]
 
     def set_embeddings(self, cids: Sequence[int], vectors: np.ndarray) -> None:
+        """Store these vectors in one transaction, beside readers (file/access.py)."""
         n = len(cids)
         if n == 0:
             return
-        self.generation += 1
         flat = {
             "r": np.repeat(np.asarray(cids, dtype=np.int64), EMBED_DIM),
             "j": np.tile(np.arange(EMBED_DIM, dtype=np.int16), n),
@@ -198,7 +198,7 @@ class EmbeddingWrites:
         }
         self.con.register("_vec", flat)
         try:
-            with self.transaction():
+            with self.transaction(beside_readers=True):
                 rewritten = self.con.execute(
                     """SELECT count(*) FROM chunks WHERE embedding IS NOT NULL
                        AND cid IN (SELECT r FROM _vec)"""
@@ -210,6 +210,7 @@ class EmbeddingWrites:
                         SELECT r, array_agg(v ORDER BY j)::FLOAT[{EMBED_DIM}] AS e
                         FROM _vec GROUP BY r) AS s
                     WHERE chunks.cid = s.r""")
-        finally:
+        finally:  # under the read lock again
+            self.generation += 1
             self.con.unregister("_vec")
         self._log_vectors(cids)
