@@ -136,14 +136,14 @@ class StoreAccess:
         until the caller's bookkeeping after it is done (the caller holds the store lock).
         A Ctrl-C that DuckDB turns into "Query interrupted" inside it is raised as the
         KeyboardInterrupt it was (not a traceback), after the rollback."""
-        read = self.lock.read
+        read, con = self.lock.read, self._con  # the writer's, whatever it holds at the COMMIT
         state = None
         if beside_readers and self.lock.owns_read():
             state = read._release_save()  # type: ignore[attr-defined]
         taken = False
         self._meta_txn, self._txn_thread = {}, threading.get_ident()
         try:
-            self.con.execute("BEGIN TRANSACTION")
+            con.execute("BEGIN TRANSACTION")
             yield
             if state is not None:
                 read._acquire_restore(state)  # type: ignore[attr-defined]
@@ -151,14 +151,14 @@ class StoreAccess:
             elif not self.lock.owns_read():  # a caller without the store lock
                 read.acquire()
                 taken = True
-            self.con.execute("COMMIT")
+            con.execute("COMMIT")
             self._meta_seen.update(self._meta_txn)
         except BaseException as exc:
             if state is not None:
                 read._acquire_restore(state)  # type: ignore[attr-defined]
             self._meta_seen.clear()  # values set inside are undone
             with suppress(duckdb.Error):  # nothing to roll back if the COMMIT went through
-                self.con.execute("ROLLBACK")
+                con.execute("ROLLBACK")
             if _interrupted(exc):
                 raise KeyboardInterrupt from exc
             raise
