@@ -224,3 +224,30 @@ def test_readers_beside_repeated_saves_see_only_committed_states(
         assert final == states[-1]
         odd = [(n, got) for n, got in seen if all(got != state[n] for state in states)]
         assert len(seen) > 3 * SAVES and odd == [], odd[:3]
+
+
+def test_reads_racing_a_close_end_with_the_closed_answer(runtime: VaultRuntime) -> None:
+    """Reads on threads while the runtime closes: each answers, or says the index is closed
+    (a structured TRANSIENT error); none raises or fails otherwise, no thread is left."""
+    answers: list[dict[str, Any]] = []
+    enough = threading.Event()
+
+    def reader() -> None:
+        while True:
+            answer = runtime.call("kb_search", {"query": "battery life"})
+            answers.append(answer)
+            if len(answers) >= 20:
+                enough.set()
+            if not answer["ok"]:
+                return
+
+    readers = [threading.Thread(target=reader, daemon=True) for _ in range(3)]
+    for thread in readers:
+        thread.start()
+    assert enough.wait(WAIT)
+    runtime.close()
+    for thread in readers:
+        thread.join(WAIT)
+        assert not thread.is_alive()
+    failed = [a for a in answers if not a["ok"]]
+    assert len(failed) == 3 and {a["error_type"] for a in failed} == {"UnavailableError"}
