@@ -130,6 +130,19 @@ class StoreAccess:
             lock.write.release()
 
     @contextmanager
+    def beside_readers(self) -> Iterator[None]:
+        """Let readers in while this thread (a writer, under the store lock) only reads the
+        database or writes in a transaction of its own, and touches nothing they use."""
+        if not self.lock.owns_read():
+            yield
+            return
+        state = self.lock.read._release_save()  # type: ignore[attr-defined]
+        try:
+            yield
+        finally:
+            self.lock.read._acquire_restore(state)  # type: ignore[attr-defined]
+
+    @contextmanager
     def transaction(self, beside_readers: bool = False) -> Iterator[None]:
         """All or nothing. `beside_readers`: readers go on while the statements run (they see
         the last commit); the COMMIT waits for the reader in flight and holds the next ones

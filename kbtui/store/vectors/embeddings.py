@@ -55,6 +55,9 @@ class EmbeddingWrites:
     def transaction(self, beside_readers: bool = False) -> AbstractContextManager[None]:
         raise NotImplementedError  # Store's
 
+    def beside_readers(self) -> AbstractContextManager[None]:
+        raise NotImplementedError  # Store's
+
     def _bump_vectors_epoch(self) -> None: ...  # SideState's
 
     def reset_embeddings_for_model(self, model_id: str) -> bool:
@@ -76,15 +79,17 @@ class EmbeddingWrites:
         """(cid, title, heading, shown text) of chunks still waiting for a vector, the most
         recently modified notes first (what a person likely wants early), in note order.
         Chunks not worth a vector (`not_embedded`, kbtui.vault.meaning) never wait."""
-        rows = self.con.execute(
-            """
-            SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
-            JOIN notes n USING (entity_id)
-            WHERE c.cid >= ? AND c.embedding IS NULL AND c.not_embedded IS NULL
-            ORDER BY n.mtime_ns DESC, c.cid LIMIT ?
-            """,
-            [self._pending_from, limit],
-        ).fetchall()
+        since = self._pending_from
+        with self.beside_readers():  # a read: searches go on (~5-25 ms a save under load)
+            rows = self.con.execute(
+                """
+                SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
+                JOIN notes n USING (entity_id)
+                WHERE c.cid >= ? AND c.embedding IS NULL AND c.not_embedded IS NULL
+                ORDER BY n.mtime_ns DESC, c.cid LIMIT ?
+                """,
+                [since, limit],
+            ).fetchall()
         if not rows:
             self._pending_from = self._next_cid
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
