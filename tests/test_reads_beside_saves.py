@@ -251,3 +251,20 @@ def test_reads_racing_a_close_end_with_the_closed_answer(runtime: VaultRuntime) 
         assert not thread.is_alive()
     failed = [a for a in answers if not a["ok"]]
     assert len(failed) == 3 and {a["error_type"] for a in failed} == {"UnavailableError"}
+
+
+def test_a_rename_touching_many_notes_finishes(runtime: VaultRuntime) -> None:
+    """A tool call that indexes more than one group of notes embeds on a second thread while
+    it holds the store lock: that thread must not wait for the caller's lock (it did, and
+    the soak's server stopped answering)."""
+    orbit = {"query": "Orbit", "mode": "keyword"}
+    assert runtime.call("kb_search", orbit)["results"] == []
+    renamer, renamed = _in_thread(
+        lambda: runtime.call(
+            "kg_rename_entity", {"entityId": "project:vector_watch_project", "newName": "Orbit"}
+        )
+    )
+    renamer.join(WAIT)
+    assert renamed.get("answer", {}).get("ok"), renamed
+    assert len(renamed["answer"]["filesChanged"]) > 16  # more than a pass's first group
+    assert runtime.call("kb_search", orbit)["results"] != []

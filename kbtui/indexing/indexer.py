@@ -13,6 +13,7 @@ tool calls keep being answered during a long pass.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -130,8 +131,8 @@ class Indexer:
         self.store = store
         self.embedder = embedder
         self.progress = progress or (lambda phase, done, total: None)
-        # The store's own lock when none is given: a long pass embeds on a second thread.
-        self.lock: AbstractContextManager[Any] = lock if lock is not None else store.lock
+        # Our own lock when none is shared: a long pass embeds on a second thread.
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else threading.RLock()
         self.files_seen: int | None = None  # notes the last whole-vault scan found
         self.write_batch = max(1, write_batch)
         self.text_written = False  # this pass wrote all its text: only vectors are left

@@ -133,7 +133,7 @@ class StoreAccess:
     def beside_readers(self) -> Iterator[None]:
         """Let readers in while this thread (a writer, under the store lock) only reads the
         database or writes in a transaction of its own, and touches nothing they use."""
-        if not self.lock.owns_read():
+        if not (self.lock.owns_write() and self.lock.owns_read()):
             yield
             return
         state = self.lock.read._release_save()  # type: ignore[attr-defined]
@@ -150,8 +150,13 @@ class StoreAccess:
         A Ctrl-C that DuckDB turns into "Query interrupted" inside it is raised as the
         KeyboardInterrupt it was (not a traceback), after the rollback."""
         read, con = self.lock.read, self._con  # the writer's, whatever it holds at the COMMIT
+        # Only a writer (under the write lock) lets readers in and takes the read lock for its
+        # COMMIT. A thread without it is a one-shot user or a helper of a writer that holds the
+        # store lock for it (a tool call's indexer embedding on a second thread, under the
+        # indexer's own lock): the read lock is its caller's, taking it would wait forever.
+        writer = self.lock.owns_write()
         state = None
-        if beside_readers and self.lock.owns_read():
+        if beside_readers and writer and self.lock.owns_read():
             state = read._release_save()  # type: ignore[attr-defined]
         taken = False
         self._meta_txn, self._txn_thread = {}, threading.get_ident()
@@ -161,7 +166,7 @@ class StoreAccess:
             if state is not None:
                 read._acquire_restore(state)  # type: ignore[attr-defined]
                 state = None
-            elif not self.lock.owns_read():  # a caller without the store lock
+            elif writer and not self.lock.owns_read():
                 read.acquire()
                 taken = True
             con.execute("COMMIT")
