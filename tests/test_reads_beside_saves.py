@@ -3,8 +3,8 @@ a save's statements run, from the index as it was before the save, and from the 
 once it committed; never a mix, never an error. Real DuckDB files, a real VaultRuntime.
 
 "Mid-way" is a fact, not a timing guess: the save is held after its last statement and before
-its COMMIT (its link pass waits for an event), and the reads must finish meanwhile; under one
-lock around the store they waited for the save forever.
+its COMMIT (the store's `before_commit` hook waits for an event), and the reads must finish
+meanwhile; under one lock around the store they waited for the save forever.
 """
 
 from __future__ import annotations
@@ -63,17 +63,16 @@ def _in_thread(fn: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]
 
 
 def _hold_before_commit(runtime: VaultRuntime) -> tuple[threading.Event, threading.Event]:
-    """The next save stops after its statements (its link pass, the last one) until `go`."""
+    """The next save stops after its statements, before its COMMIT, until `go`."""
     store = runtime.kb.store
-    relink, reached, go = store._relink, threading.Event(), threading.Event()
+    reached, go = threading.Event(), threading.Event()
 
-    def held(*args: Any, **kwargs: Any) -> None:
-        relink(*args, **kwargs)
-        store._relink = relink  # type: ignore[method-assign]  # once
+    def held() -> None:
+        store.before_commit = None  # once
         reached.set()
         assert go.wait(WAIT)
 
-    store._relink = held  # type: ignore[method-assign]
+    store.before_commit = held
     return reached, go
 
 

@@ -21,7 +21,7 @@ the connection of whoever may use the store on this thread, see `StoreAccess.con
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -86,6 +86,9 @@ class StoreAccess:
     _meta_seen: dict[str, str | None]
     _meta_txn: dict[str, str] | None = None  # set inside the open write transaction
     _txn_thread = 0
+    # Called by a writer between its statements and its COMMIT, readers still in: where
+    # tests hold a save mid-way (tests/test_reads_beside_saves.py). None in use.
+    before_commit: Callable[[], None] | None = None
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -163,6 +166,8 @@ class StoreAccess:
         try:
             con.execute("BEGIN TRANSACTION")
             yield
+            if state is not None and self.before_commit is not None:
+                self.before_commit()
             if state is not None:
                 read._acquire_restore(state)  # type: ignore[attr-defined]
                 state = None
