@@ -6,7 +6,8 @@ Refused before anything runs (a JSON-RPC error body, `id` null, with the HTTP st
 - a bearer token -> 401;
 - the body may not pass `max_body` bytes (declared or sent) -> 413;
 - the body must arrive whole within `body_seconds` -> 408: a client that never finishes its
-  body holds no worker and no session, only its socket until then.
+  body holds no worker and no session, only its socket until then (the head before it has
+  `head_seconds`, kept by the HTTP protocol: kbtui.mcp.head).
 The body is read here (bounded) and handed on, so the log can name the JSON-RPC method and
 tool. Every send of the answer must be taken by the client within `send_seconds`: a reader
 that never reads is cut off, and with it everything its answer held.
@@ -32,6 +33,7 @@ log = logging.getLogger("kbtui.mcp")
 requests_log = logging.getLogger("kbtui.mcp.requests")
 
 MCP_PATH = "/mcp"
+HEAD_SECONDS = 10.0
 BODY_SECONDS = 10.0
 SEND_SECONDS = 30.0
 INVALID_REQUEST = -32600
@@ -42,6 +44,7 @@ class Limits:
     max_body: int
     body_seconds: float = BODY_SECONDS
     send_seconds: float = SEND_SECONDS
+    head_seconds: float = HEAD_SECONDS  # request line and headers (kbtui.mcp.head)
 
 
 class _BodyTooLarge(Exception):
@@ -233,11 +236,16 @@ def _short(text: str) -> str:
 
 async def _error(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]]) -> None:
     """A JSON-RPC error (no request id) as the SDK answers its own refusals."""
-    error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
-    body = json.dumps(error).encode()
+    body = error_body(message)
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers + extra})
     await send({"type": "http.response.body", "body": body})
+
+
+def error_body(message: str) -> bytes:
+    """The body of a refusal: a JSON-RPC error with no request id."""
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+    return json.dumps(error).encode()
