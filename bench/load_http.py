@@ -11,9 +11,10 @@ throughput, p50/p95/p99 per tool, errors, the scans completed, the server's RSS,
     .venv/bin/python bench/load_http.py --clients 16 --mode saturated --cpu   # + CPU by tool
     .venv/bin/python bench/load_http.py --server-repo /tmp/old-checkout ...    # an older server
 
-`--cpu` adds one saturated run per tool (that tool only, no writer, no scans) and prints the
-server's CPU milliseconds per call (/proc/<pid>/stat before and after), with "transport" as a
-call the server answers without running a tool (an unknown tool name: HTTP, the SDK's
+`--cpu` adds one saturated run per tool (that tool only, no writer, no scans), then one of the
+mix, and prints the server's CPU milliseconds per call (/proc/<pid>/stat before and after),
+split into the event loop (HTTP, the SDK, JSON) and the tool-call threads, with "transport"
+as a call the server answers without running a tool (an unknown tool name: HTTP, the SDK's
 session and JSON-RPC, the envelope): what every call costs before its tool's own work.
 
 The vault: vault_example + 1,500 synth_vault.py notes, indexed once with the hash embedder
@@ -52,6 +53,7 @@ from bench_common import (
     wait_until,
     working_copy,
 )
+from server_cpu import cpu_by_thread, wait_quiet
 
 MIX = (("kb_search", 70), ("kb_get", 10), ("kg_get_neighbors", 10), ("kg_find_path", 10))
 TOOLS = [name for name, _ in MIX]
@@ -71,8 +73,12 @@ class Tally:
     go: anyio.Event = field(default_factory=anyio.Event)
     until: float = 0.0
     server: int = 0  # the server's pid: its CPU is counted from the start of the clock
-    cpu_at_start: float = 0.0
-    cpu_at_end: float = 0.0  # read when the clock stops, before late answers are drained
+    cpu_at_start: dict[str, float] = field(default_factory=dict)
+    cpu_at_end: dict[str, float] = field(default_factory=dict)  # when the clock stops
+
+    def cpu(self, part: str = "all") -> float:
+        """The server's CPU seconds over the run (cpu_by_thread's parts)."""
+        return self.cpu_at_end.get(part, 0.0) - self.cpu_at_start.get(part, 0.0)
 
 
 def build_vault(work: Path) -> Path:
@@ -98,25 +104,6 @@ def entity_ids(vault: Path) -> list[str]:
         return sorted(eid for eid, *_ in store.note_states().values())
     finally:
         store.close()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU a process has used (/proc/<pid>/stat), in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def wait_quiet(pid: int, limit: float = 120.0) -> None:
-    """Until the server's indexer has caught up with earlier saves (under a tenth of a core
-    over half a second), so a CPU figure holds only the calls measured."""
-    deadline = time.monotonic() + limit
-    last = cpu_seconds(pid)
-    while time.monotonic() < deadline:
-        time.sleep(0.5)
-        now = cpu_seconds(pid)
-        if now - last < 0.05:
-            return
-        last = now
 
 
 def free_port() -> int:
@@ -275,13 +262,13 @@ async def one_run(
                 await anyio.sleep(0.05)
             tally.until = time.monotonic() + seconds
             if tally.server:
-                tally.cpu_at_start = cpu_seconds(tally.server)
+                tally.cpu_at_start = cpu_by_thread(tally.server)
             if background:
                 saves.start()
             tally.go.set()
             await anyio.sleep(max(0.0, tally.until - time.monotonic()))
             if tally.server:
-                tally.cpu_at_end = cpu_seconds(tally.server)
+                tally.cpu_at_end = cpu_by_thread(tally.server)
     finally:
         stop.set()
         if saves.is_alive():
@@ -317,21 +304,28 @@ def report(
 def cpu_by_tool(
     url: str, token: str, ids: list[str], clients: int, seconds: float, vault: Path, pid: int
 ) -> None:
-    """One saturated run per tool (no writer, no scans): the server's CPU ms per call."""
+    """One saturated run per tool, then the mix (no writer, no scans): the server's CPU ms
+    per call, in all and on the event loop / the tool-call threads (cpu_by_thread)."""
     print(f"\n== CPU per call, server side: {clients} clients back to back, one tool a run")
-    print(f"   {'tool':<18}{'calls/s':>9}{'CPU ms/call':>13}{'p50 ms':>9}{'p95 ms':>9}  load")
-    for name in [TRANSPORT, *TOOLS]:
+    print(
+        f"   {'tool':<18}{'calls/s':>9}{'CPU ms':>8}{'loop':>7}{'calls':>7}{'other':>7}"
+        f"{'p50 ms':>9}{'p95 ms':>9}  load"
+    )
+    runs: list[tuple[str, tuple[tuple[str, int], ...]]] = [
+        (name, ((name, 1),)) for name in [TRANSPORT, *TOOLS]
+    ]
+    for label, mix in [*runs, ("mix", MIX)]:
         wait_quiet(pid)
         before = cpu_times()
-        tally = anyio.run(
-            one_run, url, token, ids, clients, False, seconds, vault, pid, ((name, 1),), False
-        )
-        ms = tally.ms.get(name) or [0.0]
-        calls = len(tally.ms.get(name) or [])
-        cpu = tally.cpu_at_end - tally.cpu_at_start
+        tally = anyio.run(one_run, url, token, ids, clients, False, seconds, vault, pid, mix, False)
+        ms = [m for name, _ in mix for m in tally.ms.get(name, [])] or [0.0]
+        calls = max(sum(len(tally.ms.get(name, [])) for name, _ in mix), 1)
+        part = {k: 1000 * tally.cpu(k) / calls for k in ("all", "loop", "calls")}
+        other = part["all"] - part["loop"] - part["calls"]
         print(
-            f"   {name:<18}{calls / seconds:>9.1f}{1000 * cpu / max(calls, 1):>13.1f}"
-            f"{quantile(ms, 0.5):>9.1f}{quantile(ms, 0.95):>9.1f}  {machine_note(before)}"
+            f"   {label:<18}{calls / seconds:>9.1f}{part['all']:>8.1f}{part['loop']:>7.1f}"
+            f"{part['calls']:>7.1f}{other:>7.1f}{quantile(ms, 0.5):>9.1f}"
+            f"{quantile(ms, 0.95):>9.1f}  {machine_note(before)}"
             + "".join(f"\n   error: {e}" for e in tally.errors[:3])
         )
 
@@ -369,7 +363,7 @@ def main() -> None:
                     one_run, url, token, ids, clients, mode == "pace", args.seconds, vault,
                     server.pid,
                 )  # fmt: skip
-                spent = tally.cpu_at_end - tally.cpu_at_start
+                spent = tally.cpu()
                 report(tally, clients, mode, args.seconds, server.pid, spent, machine_note(before))
         if args.cpu:
             cpu_by_tool(url, token, ids, args.clients[0], args.cpu_seconds, vault, server.pid)
