@@ -305,10 +305,10 @@ def cpu_by_tool(
     url: str, token: str, ids: list[str], clients: int, seconds: float, vault: Path, pid: int
 ) -> None:
     """One saturated run per tool, then the mix (no writer, no scans): the server's CPU ms
-    per call, in all and on the event loop / the tool-call threads (cpu_by_thread)."""
+    per call, in all, on the event loop and on the other threads (cpu_by_thread)."""
     print(f"\n== CPU per call, server side: {clients} clients back to back, one tool a run")
     print(
-        f"   {'tool':<18}{'calls/s':>9}{'CPU ms':>8}{'loop':>7}{'calls':>7}{'other':>7}"
+        f"   {'tool':<18}{'calls/s':>9}{'CPU ms':>8}{'loop':>7}{'threads':>9}"
         f"{'p50 ms':>9}{'p95 ms':>9}  load"
     )
     runs: list[tuple[str, tuple[tuple[str, int], ...]]] = [
@@ -320,11 +320,10 @@ def cpu_by_tool(
         tally = anyio.run(one_run, url, token, ids, clients, False, seconds, vault, pid, mix, False)
         ms = [m for name, _ in mix for m in tally.ms.get(name, [])] or [0.0]
         calls = max(sum(len(tally.ms.get(name, [])) for name, _ in mix), 1)
-        part = {k: 1000 * tally.cpu(k) / calls for k in ("all", "loop", "calls")}
-        other = part["all"] - part["loop"] - part["calls"]
+        part = {k: 1000 * tally.cpu(k) / calls for k in ("all", "loop")}
         print(
             f"   {label:<18}{calls / seconds:>9.1f}{part['all']:>8.1f}{part['loop']:>7.1f}"
-            f"{part['calls']:>7.1f}{other:>7.1f}{quantile(ms, 0.5):>9.1f}"
+            f"{part['all'] - part['loop']:>9.1f}{quantile(ms, 0.5):>9.1f}"
             f"{quantile(ms, 0.95):>9.1f}  {machine_note(before)}"
             + "".join(f"\n   error: {e}" for e in tally.errors[:3])
         )
