@@ -36,6 +36,7 @@ MCP_PATH = "/mcp"
 HEAD_SECONDS = 10.0
 BODY_SECONDS = 10.0
 SEND_SECONDS = 30.0
+SEND_CHUNK = 64 * 1024  # an answer is sent in parts of this size, each within send_seconds
 INVALID_REQUEST = -32600
 
 
@@ -125,15 +126,30 @@ class Guard:
 
     async def _pass_on(self, scope: Scope, receive: Receive, send: Send, entry: _Entry) -> None:
         seconds = self.limits.send_seconds
+        stalled = False
 
         async def bounded_send(message: Message) -> None:
+            nonlocal stalled
+            if stalled:  # e.g. the SDK answering its own failed send with an error: no more
+                raise _StalledReader
             if message["type"] == "http.response.start":
                 entry.status = message["status"]
+            body = message.get("body", b"")
+            if message["type"] == "http.response.body" and len(body) > SEND_CHUNK:
+                # uvicorn waits for a slow reader only before a send, never after: a whole
+                # answer in one send would sit in memory unbounded by `seconds`
+                more = message.get("more_body", False)
+                for at in range(0, len(body), SEND_CHUNK):
+                    last = at + SEND_CHUNK >= len(body)
+                    part = body[at : at + SEND_CHUNK]
+                    await bounded_send({**message, "body": part, "more_body": more or not last})
+                return
             try:
                 with anyio.fail_after(seconds):
                     await send(message)
             except TimeoutError:
-                entry.status = "reader-stalled"  # the SDK's stream writer catches what follows
+                stalled = True
+                entry.status = "reader-stalled"  # caught below, wherever the SDK lets it go
                 log.info("dropped a client that read nothing for %g s", seconds)
                 raise _StalledReader from None
 

@@ -114,6 +114,11 @@ def build_app(
         max_request_body_size=limits.max_body,
         session_idle_timeout=SESSION_IDLE,
         max_sessions=MAX_SESSIONS,
+        # each answer as one JSON body rather than an SSE stream of one event: half the
+        # event loop's CPU a call (load_http.py --cpu). A tool here sends nothing before its
+        # answer (no progress, no request to the client), so nothing is lost; the session's
+        # own GET stream is still SSE.
+        json_response=True,
     )
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
