@@ -182,11 +182,24 @@ class Guard:
 
 
 class QuietStalls(logging.Filter):
-    """Drops the SDK's traceback for a stream cut off here (the request log has the line)."""
+    """Drops the SDK's traceback for a stream cut off here (the request log has the line), and
+    shortens the one for a message handed to a session that ended meanwhile (a client's DELETE
+    racing its own `notifications/initialized`: the client already has its 202; a 1 h soak met
+    it once) to one line: neither is a fault of the server's."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return exc is None or not _stalled(exc)
+        if exc is None:
+            return True
+        if isinstance(exc, anyio.ClosedResourceError | anyio.BrokenResourceError):
+            record.msg, record.args = (
+                "%s: the session ended while its message arrived",
+                (record.getMessage(),),
+            )
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            return True
+        return not _stalled(exc)
 
 
 def _stalled(exc: BaseException) -> bool:
