@@ -243,7 +243,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.generation += 1
         self.text_generation += 1
         with self.transaction():
-            self._remember_names(old_ids)
+            old_notes = self._notes_before(old_ids)
             created = dict(
                 self.con.execute(
                     "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
@@ -283,7 +283,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             self._bulk_insert("notes", rows, select=NOTE_SELECT)
             insert_facts(self._bulk_insert, batch)
             self._write_names(old_ids, batch)
-            self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}))
+            self._relink(old_notes, batch)
         self._log_vectors(reused)
         self._sized_for = follow_growth(self.con, self._sized_for, self._next_cid)
 
@@ -292,10 +292,10 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.text_generation += 1
         ids = list(entity_ids)
         with self.transaction():
-            self._remember_names(ids)
+            old_notes = self._notes_before(ids)
             self._delete_entities(ids)
             self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids])
-            self._relink(ids)
+            self._relink(old_notes)
 
     def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
         limit = before_cid if before_cid is not None else self._next_cid

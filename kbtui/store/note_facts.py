@@ -13,13 +13,10 @@ FACT_TABLES = ("tags", "links", "tasks")  # every row keyed by entity_id
 _TASK_FIELDS = ("line", "status", "text", "due", "scheduled", "start", "done", "priority")
 
 
-def insert_facts(
-    bulk_insert: Callable[[str, dict[str, Any]], None], batch: Sequence[NoteWrite]
-) -> None:
-    """Insert the tags, links and tasks of `batch` (their old rows are already gone)."""
-    tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
-    bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
-    links = [
+def link_rows(batch: Sequence[NoteWrite]) -> list[tuple[str, str, str, str, str, str, str, str]]:
+    """The `links` rows of `batch`, in the table's column order (kbtui.store.graph.relink
+    compares them with the rows a note had)."""
+    return [
         (
             w.note.entity_id,
             lk.target,
@@ -33,6 +30,15 @@ def insert_facts(
         for w in batch
         for lk in w.note.links
     ]
+
+
+def insert_facts(
+    bulk_insert: Callable[[str, dict[str, Any]], None], batch: Sequence[NoteWrite]
+) -> None:
+    """Insert the tags, links and tasks of `batch` (their old rows are already gone)."""
+    tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
+    bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
+    links = link_rows(batch)
     names = ("e", "t", "r", "h", "l", "k", "f", "v")
     bulk_insert("links", {k: [lk[i] for lk in links] for i, k in enumerate(names)})
     tasks = [(w.note.entity_id, t) for w in batch for t in w.note.tasks]

@@ -62,14 +62,14 @@ class GraphStore(UsageStore):
             },
         )
 
-    def _remember_names(self, ids: Sequence[str]) -> None:
-        """Before a write of `ids`: what `_relink` compares their names and paths with."""
-        relink.remember_names(self.con, ids)
+    def _notes_before(self, ids: Sequence[str]) -> relink.Notes:
+        """Before a write of `ids`: what `_relink` compares them with afterwards."""
+        return relink.before(self.con, ids)
 
-    def _relink(self, ids: Sequence[str]) -> None:
-        """After a write of `ids`: the relationships, link_dest rows and path edges it can
-        change, derived again (kbtui.store.graph.relink says which)."""
-        relink.relink(self.con, ids)
+    def _relink(self, old: relink.Notes, batch: Sequence[NoteWrite] = ()) -> None:
+        """After a write (of `batch`; of nothing for a delete): the relationships, link_dest
+        rows and path edges it can change, derived again (kbtui.store.graph.relink)."""
+        relink.relink(self.con, old, relink.after(batch))
 
     def _insert_relationships(
         self, links_where: str, target_where: str = "TRUE", into: str = "relationships"

@@ -13,87 +13,102 @@ the rows to derive again are those of:
   lost (a row of entity_names added or removed, priority included), or any name of a note that
   appeared, vanished or moved (nearness and link_dest's tie-break read its folder and path).
 A save that changes text but no link and no name derives nothing again.
+The temporary tables stay until the next write replaces them (a DROP is a statement too).
 tests/test_relink.py checks the index after random sequences of writes against a fresh build.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 
-from kbtui.store.graph.links import insert_relationships_sql
+from kbtui.models import NoteWrite
+from kbtui.store.graph.links import NAME_PRIORITY, insert_relationships_sql, note_keys
 from kbtui.store.graph.vault_facts import insert_link_dest_sql
+from kbtui.store.note_facts import link_rows
 
 
-def remember_names(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> None:
-    """Keep the names and paths of `ids` as they are before a write changes them (call first
-    in the writing transaction; `relink` reads and drops them)."""
-    params = {"ids": list(ids)}
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _names_before AS SELECT entity_id, key, priority
-           FROM entity_names WHERE list_contains($ids, entity_id)""",
-        params,
-    )
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _paths_before AS SELECT entity_id, path
-           FROM notes WHERE list_contains($ids, entity_id)""",
-        params,
-    )
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _links_before AS
-           FROM links WHERE list_contains($ids, entity_id)""",
-        params,
-    )
+@dataclass
+class Notes:
+    """What the derived tables read of some notes: paths, names (key, priority) and link
+    rows, by entity id. Read from the index before a write, taken from the batch after it
+    (the same rows the write inserts), so a save costs two small reads, not a diff in SQL."""
+
+    paths: dict[str, str] = field(default_factory=dict)
+    names: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
+    links: dict[str, Counter[tuple[Any, ...]]] = field(default_factory=dict)
 
 
-def relink(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> None:
-    """Derive again the rows the write of `ids` can change (see the module's docstring);
-    `remember_names(ids)` ran before the write, in the same transaction."""
-    params = {"ids": list(ids)}
+def before(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> Notes:
+    """`ids` as the index holds them now (call in the writing transaction, before it writes)."""
+    notes = Notes()
+    rows = con.execute(
+        """SELECT n.entity_id, n.path, e.key, e.priority FROM notes n
+           LEFT JOIN entity_names e USING (entity_id) WHERE list_contains($ids, n.entity_id)""",
+        {"ids": list(ids)},
+    ).fetchall()
+    for entity_id, path, key, priority in rows:
+        notes.paths[entity_id] = path
+        if key is not None:
+            notes.names.setdefault(entity_id, set()).add((key, priority))
+    links = con.execute(
+        "SELECT * FROM links WHERE list_contains($ids, entity_id)", {"ids": list(ids)}
+    ).fetchall()
+    for row in links:
+        notes.links.setdefault(row[0], Counter())[tuple(row)] += 1
+    return notes
+
+
+def after(batch: Sequence[NoteWrite]) -> Notes:
+    """The notes of `batch` as its write leaves them (nothing for deleted notes)."""
+    notes = Notes()
+    for w in batch:
+        notes.paths[w.note.entity_id] = w.note.path
+        notes.names[w.note.entity_id] = {(k, NAME_PRIORITY[kind]) for k, kind in note_keys(w)}
+    for row in link_rows(batch):
+        notes.links.setdefault(row[0], Counter())[row] += 1
+    return notes
+
+
+def relink(con: duckdb.DuckDBPyConnection, old: Notes, new: Notes) -> None:
+    """Derive again the rows a write can change (see the module's docstring), from the
+    notes it wrote or deleted as they were (`before`) and are (`after`)."""
+    ids = set(old.paths) | set(new.paths)
+    moved = {i for i in ids if old.paths.get(i) != new.paths.get(i)}
+    changed_keys = {k for i in moved for k, _ in old.names.get(i, set()) | new.names.get(i, set())}
+    for i in ids:
+        changed_keys |= {k for k, _ in old.names.get(i, set()) ^ new.names.get(i, set())}
+    relinked = moved | {i for i in ids if old.links.get(i) != new.links.get(i)}
+    if changed_keys:
+        rows = con.execute(
+            """SELECT DISTINCT entity_id FROM links
+               WHERE list_contains($keys, key) OR list_contains($keys, via)""",
+            {"keys": sorted(changed_keys)},
+        ).fetchall()
+        relinked |= {r[0] for r in rows}
+    if not relinked:
+        return
+    origins = {old.paths[i] for i in relinked if i in old.paths}
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE _moved AS
-           SELECT b.entity_id FROM _paths_before b LEFT JOIN notes n USING (entity_id)
-           WHERE n.path IS DISTINCT FROM b.path
-           UNION SELECT entity_id FROM notes WHERE list_contains($ids, entity_id)
-             AND entity_id NOT IN (SELECT entity_id FROM _paths_before)""",
-        params,
+        """CREATE OR REPLACE TEMP TABLE _relink AS SELECT unnest($ids) AS entity_id""",
+        {"ids": sorted(relinked)},
     )
+    # A relationship belongs to the note holding its link (origin: that note's path, the one
+    # it had before the write too, for a note that moved or vanished).
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE _changed_keys AS
-           WITH now AS (SELECT entity_id, key, priority FROM entity_names
-                        WHERE list_contains($ids, entity_id))
-           SELECT key FROM (FROM _names_before EXCEPT FROM now)
-           UNION SELECT key FROM (FROM now EXCEPT FROM _names_before)
-           UNION SELECT key FROM _names_before WHERE entity_id IN (FROM _moved)
-           UNION SELECT key FROM now WHERE entity_id IN (FROM _moved)""",
-        params,
+        """CREATE OR REPLACE TEMP TABLE _origins AS SELECT unnest($paths) AS path
+           UNION SELECT path FROM notes WHERE entity_id IN (FROM _relink)""",
+        {"paths": sorted(origins)},
     )
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _relink AS
-           WITH links_now AS (FROM links WHERE list_contains($ids, entity_id))
-           SELECT entity_id FROM (FROM _links_before EXCEPT ALL FROM links_now)
-           UNION SELECT entity_id FROM (FROM links_now EXCEPT ALL FROM _links_before)
-           UNION FROM _moved
-           UNION SELECT entity_id FROM links
-           WHERE key IN (FROM _changed_keys) OR via IN (FROM _changed_keys)""",
-        params,
-    )
-    # The temporary tables stay until the next write replaces them: dropping each cost a
-    # statement per save.
-    if con.execute("SELECT count(*) FROM _relink").fetchone() != (0,):
-        _derive(con)
+    _derive(con)
 
 
 def _derive(con: duckdb.DuckDBPyConnection) -> None:
     """Relationships, link_dest rows and path edges of the notes in _relink, again."""
-    # A relationship belongs to the note holding its link (origin: that note's path, the one
-    # it had before the write too, for a note that moved or vanished).
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _origins AS
-           SELECT path FROM _paths_before WHERE entity_id IN (FROM _relink)
-           UNION SELECT path FROM notes WHERE entity_id IN (FROM _relink)"""
-    )
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _gone_relationships AS
            SELECT source_key, target_key FROM relationships WHERE origin IN (FROM _origins)"""
