@@ -21,6 +21,8 @@ are what a save adds under it.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import random
 import sys
 import tempfile
@@ -29,6 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +176,7 @@ def vault_of(kind: str, work: Path) -> Path:
     return build_vault(WORK)
 
 
-def run(kind: str, saves: int, model: bool, statements: int, seed: int) -> None:
+def run(kind: str, saves: int, model: bool, statements: int, seed: int, profile: bool) -> None:
     from kbtui.config import Settings
     from kbtui.embed import Embedder, FastEmbedder, HashEmbedder
     from kbtui.indexing.indexer import Indexer
@@ -193,6 +196,9 @@ def run(kind: str, saves: int, model: bool, statements: int, seed: int) -> None:
         folder = vault / "generated" if (vault / "generated").is_dir() else vault
         notes = sorted(p for p in folder.rglob("*.md") if ".kbtui" not in p.parts)
         rng = random.Random(seed)
+        profiler = cProfile.Profile()
+        wal = Path(f"{settings.db_path}.wal")
+        wal_sizes: list[int] = []
         walls, cpus, held = [], [], []
         per_phase: dict[str, list[float]] = defaultdict(list)
         before = cpu_times()
@@ -208,6 +214,8 @@ def run(kind: str, saves: int, model: bool, statements: int, seed: int) -> None:
                 clock.statements.clear()
                 clock.statement_cpu.clear()
             lock.held_ms = 0.0
+            if profile and i == 3:
+                profiler.enable()
             wall0, cpu0 = time.perf_counter(), time.process_time()
             report = indexer.run(paths=[rel])
             wall, cpu = (time.perf_counter() - wall0) * 1000, (time.process_time() - cpu0) * 1000
@@ -215,20 +223,31 @@ def run(kind: str, saves: int, model: bool, statements: int, seed: int) -> None:
                 raise SystemExit(f"the save of {rel} was not indexed: {report}")
             if i < 3:
                 continue
+            wal_sizes.append(wal.stat().st_size if wal.exists() else 0)
             walls.append(wall)
             cpus.append(cpu)
             held.append(lock.held_ms)
             for name in PHASES:
                 per_phase[name].append(clock.ms.get(name, 0.0))
+        profiler.disable()
         load = machine_note(before)
         stats = store.stats()
         store.close()
     print(f"\n{kind}: {stats['notes']} notes, {stats['chunks']} chunks; {saves} saves; {load}")
+    growth = [b - a for a, b in pairwise(wal_sizes) if b >= a]
+    checkpoints = sum(1 for a, b in pairwise(wal_sizes) if b < a)
+    print(
+        f"  WAL: +{sum(growth) / max(len(growth), 1) / 1024:.0f} KB a save, {checkpoints} "
+        f"automatic checkpoints in {saves} saves (the WAL shrank)"
+    )
     print(f"  {'save (wall)':<16} {_p(walls)}")
     print(f"  {'save (CPU)':<16} {_p(cpus)}")
     print(f"  {'lock held':<16} {_p(held)}")
     for name in PHASES:
         print(f"  {name:<16} {_p(per_phase[name])}")
+    if profile:
+        print("  where the saves' CPU goes in Python (cProfile, cumulative):")
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
     if statements:
         calls = sum(len(ms) for ms in clock.statements.values())
         print(
@@ -252,10 +271,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", action="store_true", help="embed with the real model")
     parser.add_argument("--statements", type=int, default=0, help="list the N slowest SQL")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", action="store_true", help="cProfile the saves")
     args = parser.parse_args(argv)
     kinds = ("load", "synth") if args.vault == "both" else (args.vault,)
     for kind in kinds:
-        run(kind, args.saves, args.model, args.statements, args.seed)
+        run(kind, args.saves, args.model, args.statements, args.seed, args.profile)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ note's properties, tags and links in one read."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import duckdb
@@ -16,35 +17,42 @@ class VaultFileQueries:
     con: duckdb.DuckDBPyConnection
     generation: int
 
+    def transaction(self) -> AbstractContextManager[None]:
+        raise NotImplementedError  # Store's
+
     def replace_vault_files(
         self, rows: Sequence[tuple[str, int, int, int, str | None]], paths: Sequence[str] = ()
     ) -> None:
         """Write (path, size, mtime_ns, ctime_ns, problem) rows: all of them when `paths` is
         empty (a whole-vault scan), else only those paths (a watcher batch; a path without a
         row is gone)."""
-        if paths:
-            self.con.execute("DELETE FROM vault_files WHERE list_contains($p, path)",
-                             {"p": list(paths)})  # fmt: skip
-        else:
-            self.con.execute("DELETE FROM vault_files")
-        if rows:
-            cols = list(zip(*rows, strict=True))
-            table = {
-                "path": np.asarray(cols[0], dtype=np.str_),
-                "size": np.asarray(cols[1], dtype=np.int64),
-                "mtime_ns": np.asarray(cols[2], dtype=np.int64),
-                "ctime_ns": np.asarray(cols[3], dtype=np.int64),
-                "problem": np.asarray([p or "" for p in cols[4]], dtype=np.str_),
-            }
-            self.con.register("_vf", table)
-            try:
-                self.con.execute(
-                    "INSERT INTO vault_files SELECT path::VARCHAR, size, mtime_ns, ctime_ns, "
-                    "nullif(problem::VARCHAR, '') FROM _vf"
-                )
-            finally:
-                self.con.unregister("_vf")
+        with self.transaction():  # one commit, not one per statement (issue 33: per save)
+            if paths:
+                self.con.execute("DELETE FROM vault_files WHERE list_contains($p, path)",
+                                 {"p": list(paths)})  # fmt: skip
+            else:
+                self.con.execute("DELETE FROM vault_files")
+            if rows:
+                self._insert_vault_files(rows)
         self.generation += 1
+
+    def _insert_vault_files(self, rows: Sequence[tuple[str, int, int, int, str | None]]) -> None:
+        cols = list(zip(*rows, strict=True))
+        table = {
+            "path": np.asarray(cols[0], dtype=np.str_),
+            "size": np.asarray(cols[1], dtype=np.int64),
+            "mtime_ns": np.asarray(cols[2], dtype=np.int64),
+            "ctime_ns": np.asarray(cols[3], dtype=np.int64),
+            "problem": np.asarray([p or "" for p in cols[4]], dtype=np.str_),
+        }
+        self.con.register("_vf", table)
+        try:
+            self.con.execute(
+                "INSERT INTO vault_files SELECT path::VARCHAR, size, mtime_ns, ctime_ns, "
+                "nullif(problem::VARCHAR, '') FROM _vf"
+            )
+        finally:
+            self.con.unregister("_vf")
 
     def vault_file_rows(self) -> list[tuple[str, int, int, int]]:
         """(path, size, mtime_ns, ctime_ns) of every file the last scan found."""
