@@ -7,29 +7,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbtui.models import NoteWrite
-from kbtui.store.graph.links import link_key
+from kbtui.store.graph.links import link_rows
 
 FACT_TABLES = ("tags", "links", "tasks")  # every row keyed by entity_id
 _TASK_FIELDS = ("line", "status", "text", "due", "scheduled", "start", "done", "priority")
-
-
-def link_rows(batch: Sequence[NoteWrite]) -> list[tuple[str, str, str, str, str, str, str, str]]:
-    """The `links` rows of `batch`, in the table's column order (kbtui.store.graph.relink
-    compares them with the rows a note had)."""
-    return [
-        (
-            w.note.entity_id,
-            lk.target,
-            lk.rel,
-            lk.heading,
-            lk.label,
-            link_key(lk.target),
-            lk.form,
-            link_key(lk.via) if lk.via else "",
-        )
-        for w in batch
-        for lk in w.note.links
-    ]
 
 
 def insert_facts(

@@ -27,9 +27,8 @@ from typing import Any
 import duckdb
 
 from kbtui.models import NoteWrite
-from kbtui.store.graph.links import NAME_PRIORITY, insert_relationships_sql, note_keys
+from kbtui.store.graph.links import NAME_PRIORITY, insert_relationships_sql, link_rows, note_keys
 from kbtui.store.graph.vault_facts import insert_link_dest_sql
-from kbtui.store.note_facts import link_rows
 
 
 @dataclass
