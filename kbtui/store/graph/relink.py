@@ -84,8 +84,9 @@ def relink(con: duckdb.DuckDBPyConnection, old: Notes, new: Notes) -> None:
     relinked = moved | {i for i in ids if old.links.get(i) != new.links.get(i)}
     if changed_keys:
         rows = con.execute(
-            """SELECT DISTINCT entity_id FROM links
-               WHERE list_contains($keys, key) OR list_contains($keys, via)""",
+            """WITH k AS (SELECT unnest($keys) AS key)  -- a hash join: a first pass has many
+               SELECT entity_id FROM links WHERE key IN (FROM k)
+               UNION SELECT entity_id FROM links WHERE via IN (FROM k)""",
             {"keys": sorted(changed_keys)},
         ).fetchall()
         relinked |= {r[0] for r in rows}
