@@ -231,7 +231,7 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
     ) -> tuple[int, list[int]]:
         """write_notes' statements, beside readers: the database and local values only.
         Returns the next chunk id and the chunks given an older chunk's vector."""
-        old_keys = self._old_keys(old_ids)
+        old_notes = self._notes_before(old_ids)
         created = dict(
             self.con.execute(
                 "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
@@ -270,19 +270,19 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
         self._bulk_insert("notes", rows, select=NOTE_SELECT)
         insert_facts(self._bulk_insert, batch)
         self._write_names(old_ids, batch)
-        self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
+        self._relink(old_notes, batch)
         return next_cid, reused
 
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
         ids = list(entity_ids)
         try:
             with self.transaction(beside_readers=True):
-                old_keys = self._old_keys(ids)
+                old_notes = self._notes_before(ids)
                 self._delete_entities(ids)
                 self.con.execute(
                     "DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids]
                 )
-                self._relink(ids, old_keys)
+                self._relink(old_notes)
         finally:
             self.generation += 1
             self.text_generation += 1
