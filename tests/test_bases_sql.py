@@ -19,7 +19,6 @@ import pytest
 from kbtui.bases.errors import BaseError
 from kbtui.bases.prefilter import reads_every_row
 from kbtui.bases.service import BaseService, result_json
-from kbtui.store import Store
 from tests.bases_kit import indexed
 
 KEPANO = Path("/work/shared/data/vaults/kepano")

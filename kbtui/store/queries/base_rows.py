@@ -38,6 +38,11 @@ def _odd(expr: str) -> str:
     return f"regexp_full_match({expr}, '[!-~]([ -~]*[!-~])?')"
 
 
+def _plain_key(key: str) -> bool:
+    """A key found the same in a JSON text as in the value it encodes."""
+    return key.isascii() and key.isprintable() and '"' not in key and "\\" not in key
+
+
 class Params(dict[str, Any]):
     """Named parameters: each value gets its own `$pN`; `pointers`, the properties a
     condition reads, each parsed out of the frontmatter once per row (`r.v[i]`)."""
@@ -95,29 +100,30 @@ def _prop(name: str, test: tuple[Any, ...], loose: str, p: Params) -> str:
     """The key as written decides; else a key in another case may (`loose`); else missing."""
     if _pointer(name) not in p.pointers:
         p.pointers.append(_pointer(name))
-    v = f"r.v[{p.pointers.index(_pointer(name)) + 1}]"
-    body = _test(test, loose, p).format(v=v, t=f"json_type({v})", s=f"({v} ->> '$')")
+    i = p.pointers.index(_pointer(name)) + 1
+    t, text = f"r.tl[{i + 1}]", f"r.sl[{i}]"
+    body = _test(test, loose, p).format(t=t, s=text)
     other_case = (f"list_bool_or(list_transform(json_keys(r.fm), k -> lower(k) = {p(name.lower())}"
                   f" OR NOT {_plain('k')}))")  # fmt: skip
-    return (
-        f"CASE WHEN json_type(r.fm) IS DISTINCT FROM 'OBJECT' THEN false "
-        f"WHEN {v} IS NOT NULL THEN {body} WHEN {other_case} THEN {loose} ELSE false END"
-    )
+    return (f"CASE WHEN r.tl[1] IS DISTINCT FROM 'OBJECT' THEN false WHEN {t} IS NOT NULL "
+            f"THEN {body} WHEN {other_case} THEN {loose} ELSE false END")  # fmt: skip
 
 
 def _test(test: tuple[Any, ...], loose: str, p: Params) -> str:
-    """A test of one JSON value {v} of type {t} ({s}: as text); null fails every test."""
+    """A test of one JSON value of type {t}, {s} its text (a string's own, else its JSON);
+    a null fails every test."""
     kind = test[0]
+    number = f"{{t}} IN {_NUMERIC}"
     if kind == "truthy":
-        return ("CASE {t} WHEN 'NULL' THEN false WHEN 'BOOLEAN' THEN {v}::BOOLEAN "
-                "WHEN 'VARCHAR' THEN length({s}) > 0 WHEN 'ARRAY' THEN json_array_length({v}) > 0 "
-                "WHEN 'OBJECT' THEN len(json_keys({v})) > 0 "
-                f"ELSE ({{t}} IN {_NUMERIC} AND {{v}}::DOUBLE <> 0) END")  # fmt: skip
+        return ("CASE {t} WHEN 'NULL' THEN false WHEN 'BOOLEAN' THEN {s} = 'true' "
+                "WHEN 'VARCHAR' THEN length({s}) > 0 WHEN 'ARRAY' THEN {s} <> '[]' "
+                "WHEN 'OBJECT' THEN {s} <> '{{}}' "
+                f"ELSE ({number} AND TRY_CAST({{s}} AS DOUBLE) <> 0) END")  # fmt: skip
     if kind == "num":
         op, x = _CMP[test[1]], p(test[2])
-        boolean = "false" if op == "=" else f"{{v}}::BOOLEAN::INTEGER {op} {x}"
+        boolean = "false" if op == "=" else f"({{s}} = 'true')::INTEGER {op} {x}"
         other = "false" if op == "=" else loose
-        return (f"CASE WHEN {{t}} IN {_NUMERIC} THEN {{v}}::DOUBLE {op} {x} "
+        return (f"CASE WHEN {number} THEN TRY_CAST({{s}} AS DOUBLE) {op} {x} "
                 f"WHEN {{t}} = 'BOOLEAN' THEN {boolean} WHEN {{t}} = 'NULL' THEN false "
                 f"ELSE {other} END")  # fmt: skip
     if kind == "str_eq":
@@ -136,14 +142,13 @@ def _test(test: tuple[Any, ...], loose: str, p: Params) -> str:
         return (f"CASE WHEN {{t}} = 'NULL' THEN false WHEN {{t}} <> 'VARCHAR' THEN {loose} "
                 f"WHEN regexp_matches({{s}}, '^[0-9]') THEN left({{s}}, 10) {bound} {day} "
                 f"ELSE {loose} END")  # fmt: skip
-    if kind == "contains_text":
-        keys = p(list(test[1]))
-        return (f"CASE {{t}} WHEN 'VARCHAR' THEN (NOT {_plain('{s}')} OR list_bool_or("
-                f"list_transform({keys}, k -> contains(lower({{s}}), k)))) "
-                f"WHEN 'ARRAY' THEN coalesce(list_bool_or(list_transform("
-                f"json_extract_string({{v}}, '$[*]'), e -> NOT {_plain('e')} OR "
-                f"list_bool_or(list_transform({keys}, k -> contains(lower(e), k))))), false) "
-                f"WHEN 'OBJECT' THEN {loose} ELSE false END")  # fmt: skip
+    if kind == "contains_text":  # list items are looked for in the list's JSON text
+        if not all(_plain_key(k) for k in test[1]):
+            return f"CASE WHEN {{t}} = 'NULL' THEN false ELSE {loose} END"
+        found = "(" + " OR ".join(f"contains(lower({{s}}), {p(k)})" for k in test[1]) + ")"
+        return (f"CASE {{t}} WHEN 'VARCHAR' THEN (NOT {_plain('{s}')} OR {found})"
+                f" WHEN 'ARRAY' THEN (NOT {_plain('{s}')} OR contains({{s}}, '\\u') OR {found})"
+                f" WHEN 'OBJECT' THEN {loose} ELSE false END")  # fmt: skip
     raise ValueError(f"unknown prefilter test {kind!r}")
 
 
@@ -157,9 +162,10 @@ class BaseRowQueries:
         p = Params()
         where = render(cond, p)
         source = _ALL
-        if p.pointers:  # each row's frontmatter parsed once for every property read
-            source = (f"(SELECT r.*, json_type(r.fm) AS ft, json_extract(r.fm, {p(p.pointers)}) "
-                      f"AS v FROM {_ALL}) r")  # fmt: skip
+        if p.pointers:  # each row's frontmatter parsed twice for all the properties read
+            types, texts = p(["$", *p.pointers]), p(p.pointers)
+            source = (f"(SELECT r.*, json_type(r.fm, {types}) AS tl, "
+                      f"json_extract_string(r.fm, {texts}) AS sl FROM {_ALL}) r")  # fmt: skip
         rows = self.con.execute(f"SELECT r.path FROM {source} WHERE {where} ORDER BY 1", p)
         return [r[0] for r in rows.fetchall()]
 
@@ -198,25 +204,28 @@ class BaseRowQueries:
         title or alias. A superset: names that are not plain ASCII come along too."""
         if not keys:
             return []
-        stem = "regexp_replace(f.path, '\\.[mM][dD]$', '')"
-        key_of = {"path": f"lower({stem})", "name": f"lower(regexp_extract({stem}, '[^/]*$'))"}
+        wanted = sorted({*keys, *(k + ".md" for k in keys)})
         rows = self.con.execute(
-            f"""WITH k AS (SELECT unnest($k) AS key),
-                f AS (SELECT coalesce(n.path, vf.path) AS path, n.title, n.aliases
+            r"""WITH k AS (SELECT unnest($k) AS key),
+                f AS (SELECT coalesce(n.path, vf.path) AS path, n.title, n.aliases,
+                             lower(coalesce(n.path, vf.path)) AS lp
                       FROM notes n FULL JOIN vault_files vf ON vf.path = n.path)
                 SELECT path, title, aliases FROM f
-                WHERE {key_of["path"]} IN (SELECT key FROM k)
-                   OR {key_of["name"]} IN (SELECT key FROM k)
+                WHERE lp IN (SELECT key FROM k)
+                   OR split_part(lp, '/', -1) IN (SELECT key FROM k)
                    OR lower(title) IN (SELECT key FROM k)
-                   OR list_has_any(list_transform(aliases, a -> lower(a)), $k)
-                   OR NOT {_odd("path")} OR NOT {_odd("coalesce(title, 'x')")}
-                   OR contains(path, '/ ') OR regexp_matches(path, ' (\\.[mM][dD])?$')
-                   OR lower(path) LIKE '%.md.md' OR title LIKE '%/' OR title LIKE '/%'
-                   OR lower(title) LIKE '%.md'
-                   OR list_bool_or(list_transform(aliases, a -> a LIKE '%/' OR a LIKE '/%'
-                        OR lower(a) LIKE '%.md' OR NOT {_odd("a")}))
+                   OR (len(aliases) > 0
+                       AND (list_has_any(list_transform(aliases, a -> lower(a)), $k)
+                            OR list_bool_or(list_transform(aliases, a -> strlen(a) <> length(a)
+                               OR regexp_matches(a, '^[\x00-\x20/]|[\x00-\x20/]$|/\.[mM][dD]$'
+                                                    || '|\.[mM][dD]\.[mM][dD]$')))))
+                   OR strlen(path) <> length(path) OR strlen(title) <> length(title)
+                   OR regexp_matches(path, '(^|/)[\x00-\x20]|[\x00-\x20](/|$|\.[mM][dD]$)')
+                   OR lp LIKE '%.md.md' OR lp LIKE '%/.md' OR lp = '.md'
+                   OR regexp_matches(title, '^[\x00-\x20/]|[\x00-\x20/]$|/\.[mM][dD]$'
+                                            || '|\.[mM][dD]\.[mM][dD]$')
                 ORDER BY path""",
-            {"k": list(keys)},
+            {"k": wanted},
         ).fetchall()
         return [(r[0], r[1], list(r[2] or [])) for r in rows]
 
