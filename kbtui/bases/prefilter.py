@@ -81,6 +81,21 @@ class Compiler:
                 out = _and(out, self.pair(tree)[0])
         return out
 
+    def proofs(self, *trees: Filter | None) -> list[tuple[str, Cond]]:
+        """(filter key, subset condition) of each conjunct of the filters that SQL can prove
+        for some rows: the evaluator takes a proven conjunct as passed for those rows."""
+        out: list[tuple[str, Cond]] = []
+        for tree in trees:
+            if tree is None:
+                continue
+            if tree[0] == "and":
+                out += self.proofs(*tree[1])
+            elif tree[-1] is not None:
+                sub = self.pair(tree)[1]
+                if sub != FALSE:
+                    out.append((str(tree[-1]), sub))
+        return out
+
     def pair(self, f: Filter) -> tuple[Cond, Cond]:
         kind = f[0]
         if kind == "expr":  # an expression that may raise somewhere is false as a whole

@@ -49,8 +49,15 @@ class BaseService:
         types = read_types(self.vault)
         rows = Rows([], [], types, self.store)
         rows.prefetch({link_key(t) for t in literal_links(base)})
-        cond = Compiler(types, rows.link_keys).filters(base.filters, view.filters)
-        rows.fill(*self.store.base_rows_at(self.store.base_candidates(cond)))
+        compiler = Compiler(types, rows.link_keys)
+        cond = compiler.filters(base.filters, view.filters)
+        proofs = compiler.proofs(base.filters, view.filters)
+        notes, files, proven = self.store.base_candidates(cond, [c for _, c in proofs])
+        rows.fill(notes, files)
+        for row in rows.rows:  # what SQL proved is not evaluated again (views.passes' cache)
+            for (key, _), holds in zip(proofs, proven[row.file_path], strict=True):
+                if holds:
+                    row.cache[f"filter:{key}"] = (True, None, 0)
         rows.prefetch({link_key(t) for row in rows.rows for t in wikilink_targets(row)})
         return rows
 

@@ -15,8 +15,13 @@ from typing import Any
 import duckdb
 
 # Every vault file once: its path, and a note's id and frontmatter (NULL for other files).
-_ALL = """(SELECT coalesce(n.path, vf.path) AS path, n.entity_id, n.frontmatter AS fm
+_ALL = """(SELECT coalesce(n.path, vf.path) AS path, n.entity_id, n.frontmatter AS fm,
+                  n.size AS note_size, n.mtime_ns AS note_mtime,
+                  epoch_ms(n.created_at::TIMESTAMP) AS created, n.title, n.aliases,
+                  vf.path AS file_path, vf.size, vf.mtime_ns, vf.ctime_ns
            FROM notes n FULL JOIN vault_files vf ON vf.path = n.path) r"""
+_ROW = ("r.path, r.entity_id, r.fm::VARCHAR, r.note_size, r.note_mtime, r.created, r.title, "
+        "r.aliases, r.file_path, r.size, r.mtime_ns, r.ctime_ns")  # fmt: skip
 _NAME = "regexp_extract(r.path, '[^/]*$')"
 _FOLDER = (
     "CASE WHEN contains(r.path, '/') THEN regexp_extract(r.path, '(?s)^(.*)/', 1) ELSE '/' END"
@@ -157,17 +162,27 @@ class BaseRowQueries:
 
     con: duckdb.DuckDBPyConnection
 
-    def base_candidates(self, cond: tuple[Any, ...]) -> list[str]:
-        """Paths of the vault files that may pass a prefilter condition, in path order."""
+    def base_candidates(
+        self, cond: tuple[Any, ...], proofs: Sequence[tuple[Any, ...]] = ()
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, int, int]], dict[str, list[bool]]]:
+        """The vault files that may pass a prefilter condition, in path order: note rows (as
+        base_note_rows gives them), file facts, and per path which `proofs` (conditions that
+        imply a filter) hold."""
         p = Params()
         where = render(cond, p)
+        checks = "".join(f", {render(c, p)}" for c in proofs)
         source = _ALL
         if p.pointers:  # each row's frontmatter parsed twice for all the properties read
             types, texts = p(["$", *p.pointers]), p(p.pointers)
             source = (f"(SELECT r.*, json_type(r.fm, {types}) AS tl, "
                       f"json_extract_string(r.fm, {texts}) AS sl FROM {_ALL}) r")  # fmt: skip
-        rows = self.con.execute(f"SELECT r.path FROM {source} WHERE {where} ORDER BY 1", p)
-        return [r[0] for r in rows.fetchall()]
+        found = self.con.execute(
+            f"SELECT {_ROW}{checks} FROM {source} WHERE {where} ORDER BY 1", p
+        ).fetchall()
+        notes = [r[:8] for r in found if r[1] is not None]
+        files = [(r[0], int(r[9]), int(r[10]), int(r[11])) for r in found if r[8] is not None]
+        proven = {r[0]: list(r[12:]) for r in found}
+        return self._with_tags_links(notes), files, proven
 
     def base_rows_at(
         self, paths: Sequence[str]
@@ -180,10 +195,15 @@ class BaseRowQueries:
             "SELECT path, size, mtime_ns, ctime_ns FROM vault_files "
             "WHERE path IN (SELECT unnest($p)) ORDER BY path", p).fetchall()  # fmt: skip
         notes = self.con.execute(
-            """SELECT entity_id, path, frontmatter::VARCHAR, size, mtime_ns,
+            """SELECT path, entity_id, frontmatter::VARCHAR, size, mtime_ns,
                       epoch_ms(created_at::TIMESTAMP), title, aliases FROM notes
                WHERE path IN (SELECT unnest($p)) ORDER BY path""", p).fetchall()  # fmt: skip
-        e = {"e": [n[0] for n in notes]}
+        return self._with_tags_links(notes), [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in files]
+
+    def _with_tags_links(self, notes: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """(path, entity id, frontmatter, size, mtime_ns, created ms, title, aliases) rows with
+        their tags and links, as base_note_rows gives them."""
+        e = {"e": [n[1] for n in notes]}
         tags: dict[str, list[str]] = {}
         for eid, tag in self.con.execute(
             "SELECT entity_id, tag FROM tags WHERE entity_id IN (SELECT unnest($e)) ORDER BY tag",
@@ -195,8 +215,7 @@ class BaseRowQueries:
             "SELECT entity_id, target, rel, heading FROM links "
             "WHERE entity_id IN (SELECT unnest($e)) ORDER BY rowid", e).fetchall():  # fmt: skip
             links.setdefault(eid, []).append(tuple(link))
-        note_rows = [(*n[1:], tags.get(n[0], []), links.get(n[0], []), n[0]) for n in notes]
-        return note_rows, [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in files]
+        return [(n[0], *n[2:], tags.get(n[1], []), links.get(n[1], []), n[1]) for n in notes]
 
     def base_name_rows(self, keys: Sequence[str]) -> list[tuple[str, str | None, list[str]]]:
         """(path, title, aliases) of every file a link by one of `keys` (lower case, as
