@@ -18,7 +18,7 @@ import pytest
 
 from kbtui.bases.errors import BaseError
 from kbtui.bases.prefilter import reads_every_row
-from kbtui.bases.service import BaseService, result_json
+from kbtui.bases.service import KEEP_AFTER, BaseService, result_json
 from tests.bases_kit import indexed
 
 KEPANO = Path("/work/shared/data/vaults/kepano")
@@ -208,3 +208,20 @@ def test_filters_by_hand(traps: BaseService, expr: str, paths: set[str]) -> None
     a, b = both_ways(traps, yaml_text=text)
     assert a == b
     assert {r["path"] for r in a["rows"]} == paths
+
+
+def test_a_process_that_keeps_asking_reads_the_rows_once(traps: BaseService) -> None:
+    """A CLI call asks once, through SQL; a process asking again and again (the TUI, the MCP
+    server) reads every row of a small vault after KEEP_AFTER answers and keeps them."""
+    service = BaseService(traps.store, traps.vault)
+    text = json.dumps({"filters": 'file.hasTag("work")', "views": [{"type": "table"}]})
+    answers = []
+    for _ in range(KEEP_AFTER + 2):
+        answers.append(result_json(*service.query(yaml_text=text)))
+        if len(answers) <= KEEP_AFTER:
+            assert service._rows is None
+    assert service._rows is not None
+    assert all(a == answers[0] for a in answers)
+    assert {r["path"] for r in answers[0]["rows"]} == {"a/Other.md", "a/b/Deep.md"} | {
+        f"gen/n{i:02d}.md" for i in range(2, 40, 4)
+    }

@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from kbtui.store import Store
 
 
+# A process answers through SQL, reading only a view's candidates (a CLI call asks once); one
+# that keeps asking (the TUI, the MCP server) reads every row once and keeps it up to date,
+# which answers a small vault faster; a big one's rows stay in the index.
+KEEP_AFTER = 2
+KEEP_UP_TO = 20_000
+
+
 @dataclass
 class Found:
     path: str | None  # the .base file or the note holding the block; None for inline YAML
@@ -42,6 +49,7 @@ class BaseService:
         self._states: tuple[set[Any], set[tuple[str, int, int, int]], dict[str, str]] = (
             set(), set(), {})  # fmt: skip
         self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
+        self._through_sql = 0  # queries answered through SQL (kbtui.bases.prefilter)
 
     def partial_rows(self, base: Base, view: View) -> Rows:
         """The rows one view may match, read through SQL (kbtui.bases.prefilter): a process
@@ -200,10 +208,15 @@ class BaseService:
         chosen = found.base.view(view)
         if chosen.error is not None:
             raise chosen.error
-        if self._rows is not None or reads_every_row(found.base, chosen):
-            rows = self.rows()  # kept in memory and brought up to date change by change
-        else:
+        if (
+            self._rows is None
+            and not reads_every_row(found.base, chosen)
+            and (self._through_sql < KEEP_AFTER or self.store.vault_file_count() > KEEP_UP_TO)
+        ):
+            self._through_sql += 1
             rows = self.partial_rows(found.base, chosen)
+        else:
+            rows = self.rows()  # kept in memory and brought up to date change by change
         return found, run_view(found.base, rows, chosen, self.this_row(this, found, rows), limit)
 
 

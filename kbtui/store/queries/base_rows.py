@@ -198,7 +198,8 @@ class BaseRowQueries:
             """SELECT path, entity_id, frontmatter::VARCHAR, size, mtime_ns,
                       epoch_ms(created_at::TIMESTAMP), title, aliases FROM notes
                WHERE path IN (SELECT unnest($p)) ORDER BY path""", p).fetchall()  # fmt: skip
-        return self._with_tags_links(notes), [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in files]
+        facts = [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in files]
+        return self._with_tags_links(notes), facts
 
     def _with_tags_links(self, notes: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """(path, entity id, frontmatter, size, mtime_ns, created ms, title, aliases) rows with
@@ -262,6 +263,10 @@ class BaseRowQueries:
             {"n": name},
         ).fetchone()
         return row[0] if row else None
+
+    def vault_file_count(self) -> int:
+        row = self.con.execute("SELECT count(*) FROM vault_files").fetchone()
+        return int(row[0]) if row else 0
 
     def base_file_paths(self) -> list[str]:
         """Paths that may be .base files (lower case .base, or not plain ASCII), in order."""
