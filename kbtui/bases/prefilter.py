@@ -270,10 +270,19 @@ def _file_field(node: Node) -> str | None:
 def reads_every_row(base: Base, view: View) -> bool:
     """Whether the view can read rows a filter cannot name: `file.backlinks` looks at every
     note's links, so such a view is run over every row."""
-    parts = [base.filters, view.filters, list(base.formulas.values()),
-             list(base.summaries.values()), view.order, view.sort, view.group_by,
-             [str(v) for v in view.settings.values()]]  # fmt: skip
-    return _mentions(parts, "backlinks")
+    return _mentions(_parts(base, view), "backlinks")
+
+
+def reads_links(base: Base, view: View) -> bool:
+    """Whether the view may resolve a note's links (`file.links`, `hasLink()` ...), not only
+    its wikilink properties: their names are then read along with the rows."""
+    return any(_mentions(_parts(base, view), w) for w in ("links", "embeds", "Link", "linksTo"))
+
+
+def _parts(base: Base, view: View) -> list[Any]:
+    return [base.filters, view.filters, list(base.formulas.values()),
+            list(base.summaries.values()), view.order, view.sort, view.group_by,
+            [str(v) for v in view.settings.values()]]  # fmt: skip
 
 
 def _mentions(node: Any, word: str) -> bool:

@@ -362,9 +362,12 @@ def _name_entries(path: str, titles: list[str]) -> list[tuple[str, int]]:
     return out
 
 
-def wikilink_targets(row: FileRow) -> list[str]:
-    """The targets a row's links and wikilink properties name (to read their names at once)."""
-    out = [t.split("#", 1)[0].split("|", 1)[0].strip() for t, _, _ in row.link_rows]
+def wikilink_targets(row: FileRow, links: bool = True) -> list[str]:
+    """The targets a row's wikilink properties (and `links`: its links) name, to read their
+    names at once."""
+    out = (
+        [t.split("#", 1)[0].split("|", 1)[0].strip() for t, _, _ in row.link_rows] if links else []
+    )
     if row.fm and "[[" in row.fm:
         stack: list[Any] = list(row.raw.values())
         while stack:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbtui.bases.errors import BaseError
-from kbtui.bases.prefilter import Compiler, literal_links, reads_every_row
+from kbtui.bases.prefilter import Compiler, literal_links, reads_every_row, reads_links
 from kbtui.bases.rows import FileRow, Rows, read_types, wikilink_targets
 from kbtui.bases.syntax import Base, View, base_blocks, read_base
 from kbtui.bases.views import Result, run_view
@@ -66,7 +66,8 @@ class BaseService:
             for (key, _), holds in zip(proofs, proven[row.file_path], strict=True):
                 if holds:
                     row.cache[f"filter:{key}"] = (True, None, 0)
-        rows.prefetch({link_key(t) for row in rows.rows for t in wikilink_targets(row)})
+        links = reads_links(base, view)
+        rows.prefetch({link_key(t) for row in rows.rows for t in wikilink_targets(row, links)})
         return rows
 
     def rows(self) -> Rows:
