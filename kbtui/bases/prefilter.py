@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kbtui.bases.parser import Node
-from kbtui.bases.rows import DATE_TYPES
+from kbtui.bases.rows import DATE_TYPES, WIKILINK, FileRow
 from kbtui.bases.syntax import Base, Filter, View
 from kbtui.bases.values import Date, parse_date, to_text
 
@@ -321,3 +321,20 @@ def literal_links(base: Base) -> set[str]:
     for n in base.formulas.values():
         walk(n)
     return found
+
+
+def wikilink_targets(row: FileRow, links: bool = True) -> list[str]:
+    """The targets a row's wikilink properties (and `links`: its links) name, to read their
+    names at once."""
+    out = (
+        [t.split("#", 1)[0].split("|", 1)[0].strip() for t, _, _ in row.link_rows] if links else []
+    )
+    if row.fm and "[[" in row.fm:
+        stack: list[Any] = list(row.raw.values())
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (list, dict)):
+                stack.extend(value.values() if isinstance(value, dict) else value)
+            elif isinstance(value, str) and (m := WIKILINK.match(value.strip())):
+                out.append(m.group(1).strip())
+    return out

@@ -22,7 +22,7 @@ from kbtui.bases.values import Date, Link, parse_date
 from kbtui.store.graph.links import link_key
 from kbtui.vault.linked_files import folder_steps
 
-_WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
+WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
 DATE_TYPES = {"date", "datetime"}
 _NAME_RANK = {"path": 1, "name": 2, "title": 3, "alias": 4}
 
@@ -281,7 +281,7 @@ class Rows:
         return min(paths, key=lambda p: (_steps(here, posixpath.dirname(p)), p))
 
     def link(self, text: str, source: str | None = None, display: Any = None) -> Link:
-        m = _WIKILINK.match(text.strip())
+        m = WIKILINK.match(text.strip())
         if m:
             target = m.group(1).strip()
             display = display if display is not None else m.group(2)
@@ -333,7 +333,7 @@ class Rows:
             return {k: self.convert(v, None, source) for k, v in raw.items()}
         if isinstance(raw, str):
             text = raw.strip()
-            if text.startswith(("[[", "![[")) and _WIKILINK.match(text):
+            if text.startswith(("[[", "![[")) and WIKILINK.match(text):
                 return self.link(text, source)
             if kind in DATE_TYPES or (kind is None and text[:1].isdigit()):
                 return parse_date(text) or raw
@@ -359,23 +359,6 @@ def _name_entries(path: str, titles: list[str]) -> list[tuple[str, int]]:
     stem = path[:-3] if path.lower().endswith(".md") else path
     out.append((link_key(stem), _NAME_RANK["path"]))
     out.append((link_key(stem.rsplit("/", 1)[-1]), _NAME_RANK["name"]))
-    return out
-
-
-def wikilink_targets(row: FileRow, links: bool = True) -> list[str]:
-    """The targets a row's wikilink properties (and `links`: its links) name, to read their
-    names at once."""
-    out = (
-        [t.split("#", 1)[0].split("|", 1)[0].strip() for t, _, _ in row.link_rows] if links else []
-    )
-    if row.fm and "[[" in row.fm:
-        stack: list[Any] = list(row.raw.values())
-        while stack:
-            value = stack.pop()
-            if isinstance(value, (list, dict)):
-                stack.extend(value.values() if isinstance(value, dict) else value)
-            elif isinstance(value, str) and (m := _WIKILINK.match(value.strip())):
-                out.append(m.group(1).strip())
     return out
 
 

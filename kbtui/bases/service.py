@@ -13,8 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbtui.bases.errors import BaseError
-from kbtui.bases.prefilter import Compiler, literal_links, reads_every_row, reads_links
-from kbtui.bases.rows import FileRow, Rows, read_types, wikilink_targets
+from kbtui.bases.prefilter import (
+    Compiler,
+    literal_links,
+    reads_every_row,
+    reads_links,
+    wikilink_targets,
+)
+from kbtui.bases.rows import FileRow, Rows, read_types
 from kbtui.bases.syntax import Base, View, base_blocks, read_base
 from kbtui.bases.views import Result, run_view
 from kbtui.store.graph.links import link_key
