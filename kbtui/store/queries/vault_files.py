@@ -10,8 +10,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from kbtui.store.queries.base_rows import BaseRowQueries
 
-class VaultFileQueries:
+
+class VaultFileQueries(BaseRowQueries):
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
