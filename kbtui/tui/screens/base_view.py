@@ -114,7 +114,7 @@ class BaseScreen(KbScreen):
         if self.this:
             args["this"] = self.this
         answer = self.kb.tool("base_query", args)
-        self.app.call_from_thread(self.show, answer)
+        self.app.call_from_thread(self.call_later, self.show, answer)  # async: tabs mount
 
     async def show(self, answer: dict[str, Any]) -> None:
         title = self.query_one("#base-title", Static)
@@ -198,7 +198,7 @@ class BaseScreen(KbScreen):
                 row = rows[i]
                 values = [cell(row["values"].get(c["id"])) for c in columns]
                 if is_map:
-                    values.append(", ".join(f"{x:g}" for x in row.get("coordinates") or []))
+                    values.append(", ".join(str(x) for x in row.get("coordinates") or []))
                 table.add_row(*values, key=row["path"])
 
     def _sorted(self, rows: list[dict[str, Any]], indices: Any) -> list[int]:
