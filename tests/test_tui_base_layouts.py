@@ -217,6 +217,10 @@ views:
     filters: this.file.hasLink(file)
     order: [file.basename]
 """
+TEAM = (
+    "# Team\n\nEveryone:\n\n![[People.base#People]]\n\nWho I link: [[crdt]], "
+    "[[maya_okafor]]. ![[People.base#From here]]\n\nThe end.\n"
+)
 
 
 async def test_an_embedded_base_is_drawn_under_its_line(tui_vault: Path) -> None:
@@ -224,11 +228,7 @@ async def test_an_embedded_base_is_drawn_under_its_line(tui_vault: Path) -> None
     paragraph holding it, with how many more there are; `this` is the embedding note (its
     links); the link stays; Enter on the drawn view opens the whole view."""
     (tui_vault / "People.base").write_text(EMBEDDER, encoding="utf-8")
-    (tui_vault / "Team.md").write_text(
-        "# Team\n\nEveryone:\n\n![[People.base#People]]\n\nWho I link: [[crdt]], "
-        "[[maya_okafor]]. ![[People.base#From here]]\n\nThe end.\n",
-        encoding="utf-8",
-    )
+    (tui_vault / "Team.md").write_text(TEAM, encoding="utf-8")
     runtime = open_runtime(tui_vault, HashEmbedder())
     try:
         people = runtime.call("base_query", {"file": "People.base", "view": "People"})
