@@ -165,8 +165,8 @@ def predicate(expr: str, this: Row | None = None) -> Pred | None:
     if (m := re.fullmatch(r"(?:note\.)?tags\.(contains|containsAny)\((.*)\)", e)) and _strings(
         m[2]
     ):
-        wanted = set(_strings(m[2]))
-        return lambda r: bool(wanted & {str(t) for t in _as_list(_prop(r, "tags"))})
+        texts = set(_strings(m[2]))
+        return lambda r: bool(texts & {str(t) for t in _as_list(_prop(r, "tags"))})
     if not re.search(r"\(|==|!=|<|>", e) and "." not in e.removeprefix("note."):
         return None  # a bare property's truthiness: left to the app
     if m := re.fullmatch(r"file\.hasTag\((.*)\)", e):
@@ -295,7 +295,7 @@ def one_view(
     ours: list[str] | None = None
     error = ""
     try:
-        found = service.query(rel, view=str(view.get("name")), this=this and this["path"])
+        found = service.query(rel, view=str(view.get("name")), this=this["path"] if this else None)
         ours = [r["path"] for r in found[1].rows]
     except BaseError as exc:
         error = str(exc)
