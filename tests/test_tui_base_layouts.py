@@ -18,7 +18,7 @@ from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note import NoteScreen
-from kbtui.tui.widgets.base_embed import EMBED_ROWS, BaseEmbed
+from kbtui.tui.widgets.base_embed import EMBED_ROWS, BaseEmbed, embed_body
 from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Card, image_label
 from tests.conftest import open_runtime
 from tests.tui_helpers import SIZE, make_app, settle
@@ -110,6 +110,14 @@ async def test_a_list_view_is_a_bulleted_list_and_enter_opens_the_note(
             "• on_device_inference  concept, ml, embedded",
         ]
         assert app.focused is listed
+        await pilot.press("s", "S")  # sorted by the first property, then reversed
+        await settle(pilot)
+        assert prompts(listed)[0].startswith("• on_device_inference")
+        summary = screen.query_one("#base-summary", Static)
+        assert str(summary.render()).startswith("sorted by Base name ▼")
+        await pilot.press("s", "s")  # past the last property: the view's own order
+        await settle(pilot)
+        assert prompts(listed)[0].startswith("• Café des idées")
         await pilot.press("down", "enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "concept:crdt"
@@ -194,6 +202,13 @@ async def test_a_map_view_lists_coordinates(layouts_runtime: VaultRuntime) -> No
         assert got["crdt"] == "48.85837, 2.294481"
         assert got["glanceable_design"] == "-33.8568, 151.2153"
         assert got["on_device_inference"] == ""
+
+
+def test_an_embed_that_cannot_run_says_why() -> None:
+    """A missing base or view: the tool's error where the rows would be, never a traceback."""
+    console = Console(width=80, file=io.StringIO(), record=True)
+    console.print(embed_body({"ok": False, "message": "no base 'Nope' in the vault"}))
+    assert console.export_text().strip() == "✗ no base 'Nope' in the vault"
 
 
 def test_a_cover_is_named_where_it_cannot_be_drawn() -> None:
