@@ -163,6 +163,19 @@ async def test_cards_are_a_grid_walked_with_the_arrows(layouts_runtime: VaultRun
         assert app.focused is cards[2]
         await pilot.press("left")
         assert app.focused is cards[1]
+        await pilot.press("right_square_bracket", "right_square_bracket")  # by-folder, list
+        await settle(pilot)
+        assert app.focused is screen.query_one(BaseList)
+        await pilot.press("right_square_bracket")  # the map: a table, which takes the keys
+        await settle(pilot)
+        assert app.focused is screen.query_one(DataTable)
+        await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket")
+        await settle(pilot)
+        assert isinstance(app.focused, Card) and app.focused.row["path"].endswith(
+            "Café des idées.md"
+        )
+        await pilot.press("right")
+        cards = list(screen.query(Card))
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "concept:crdt"

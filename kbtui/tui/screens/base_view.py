@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static, Tab, Tabs
 
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
-from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Groups, cell
+from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Card, Groups, cell
 
 ROW_LIMIT = 1000
 
@@ -164,6 +164,8 @@ class BaseScreen(KbScreen):
                 cards.focus_card()
         else:
             self._fill_table(table, answer, groups)
+            if isinstance(self.focused, (Card, BaseList)):
+                table.focus()  # from a list or cards view: its widget is hidden now
         named = {c["id"]: c["name"] for c in columns}
         lines = [
             f"{s['summary']} of {named.get(pid, pid)}: {cell(s['value'])}"
