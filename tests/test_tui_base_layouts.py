@@ -36,7 +36,7 @@ views:
     order: [file.basename, tags]
     image: note.cover
   - type: cards
-    name: By folder
+    name: By type
     filters: file.hasTag("sync") || file.hasTag("ml")
     groupBy: {property: type, direction: ASC}
     order: [file.basename]
@@ -163,7 +163,7 @@ async def test_cards_are_a_grid_walked_with_the_arrows(layouts_runtime: VaultRun
         assert app.focused is cards[2]
         await pilot.press("left")
         assert app.focused is cards[1]
-        await pilot.press("right_square_bracket", "right_square_bracket")  # by-folder, list
+        await pilot.press("right_square_bracket", "right_square_bracket")  # grouped list
         await settle(pilot)
         assert app.focused is screen.query_one(BaseList)
         await pilot.press("right_square_bracket")  # the map: a table, which takes the keys
@@ -196,7 +196,7 @@ async def test_cards_wrap_to_the_width_and_down_crosses_groups(
         assert app.focused is cards[2]
         await pilot.press("right", "up")
         assert app.focused is cards[1]
-        app.screen.action_view(1)  # "By folder": grouped by type, one group per value
+        app.screen.action_view(1)  # "By type": grouped by type, one group per value
         await settle(pilot)
         headers = [str(s.render()) for s in app.screen.query(".base-group").results(Static)]
         assert headers == ["▸ concept (2)"]

@@ -194,7 +194,7 @@ def test_base_cards_grouped(snap_compare: Snap, tui_vault: Path) -> None:
     add_layouts(tui_vault)
     runtime = open_runtime(tui_vault, HashEmbedder())
     try:
-        assert shot(snap_compare, make_app(runtime), open_base("Layouts", "By folder"))
+        assert shot(snap_compare, make_app(runtime), open_base("Layouts", "By type"))
     finally:
         runtime.close()
 
