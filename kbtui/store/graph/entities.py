@@ -172,15 +172,20 @@ class GraphStore(UsageStore):
         self, entity_id: str, direction: str, rel_type: str | None, limit: int
     ) -> list[dict[str, Any]]:
         """Relationships of one entity. The filter is on the hashed keys, one scan per
-        direction: an OR of two string comparisons scans 1M relationships 6x slower."""
+        direction: an OR of two string comparisons scans 1M relationships 6x slower.
+        `hash($id)` is folded into a constant when the query is planned (no query of its
+        own: each costs a round trip)."""
         scans = {
-            "outgoing": ["source_key = $key"],
-            "incoming": ["target_key = $key"],
-            "both": ["source_key = $key", "target_key = $key AND source_key <> $key"],
+            "outgoing": ["source_key = hash($id)"],
+            "incoming": ["target_key = hash($id)"],
+            "both": [
+                "source_key = hash($id)",
+                "target_key = hash($id) AND source_key <> hash($id)",
+            ],
         }[direction]
         picked = " UNION ALL ".join(f"SELECT * FROM relationships WHERE {s}" for s in scans)
         where = "(r.source_id = $id OR r.target_id = $id)"
-        params: dict[str, Any] = {"id": entity_id, "key": self._key(entity_id), "limit": limit}
+        params: dict[str, Any] = {"id": entity_id, "limit": limit}
         if rel_type:
             where += " AND r.type = $type"
             params["type"] = rel_type
@@ -201,10 +206,12 @@ class GraphStore(UsageStore):
             return []
         picked = "SELECT * FROM relationships"
         params: dict[str, Any] = {"ids": list(rel_ids)}
-        if among:  # list_contains: 3x faster than an IN subquery at 1M relationships
-            picked += """ WHERE list_contains($keys::UBIGINT[], source_key)
-                          AND list_contains($keys::UBIGINT[], target_key)"""
-            params["keys"] = self._keys(among)
+        if among:  # list_contains: 3x faster than an IN subquery at 1M relationships; the
+            # keys are hashed as the query is planned (a constant list, as a parameter was)
+            keys = "list_transform($among, e -> hash(e))::UBIGINT[]"
+            picked += f""" WHERE list_contains({keys}, source_key)
+                           AND list_contains({keys}, target_key)"""
+            params["among"] = list(among)
         rows = self.con.execute(
             f"WITH r AS ({picked}) {_REL_SELECT} WHERE r.rel_id IN (SELECT unnest($ids))",
             params,
