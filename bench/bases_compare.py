@@ -5,11 +5,14 @@ view sorts).
     python bench/bases_compare.py VAULT [VAULT ...]
 
 Each vault is copied to a temporary folder and indexed there without the model. The
-independent side reads each note's frontmatter with PyYAML and its body's #tags with a regex,
-and turns each filter into a Python predicate by its own small translator, which knows only the
-filter idioms real bases use most (folder, tag, extension, a frontmatter list holding a link,
-a property empty or compared with a literal, a file name containing a text); a view with any
-other construct is counted as "not comparable", never as a match. Order is compared where the
+independent side reads each note's frontmatter with PyYAML, its body's #tags and its
+[[wikilinks]] with regexes, and turns each filter into a Python predicate by its own small
+translator, which knows only the filter idioms real bases use most (folder, tag, extension, a
+frontmatter list holding a link, a property empty or compared with a literal, a file name
+containing a text, a link between a file and `this`); a view with any other construct is
+counted as "not comparable", never as a match. A view whose filters name `this` (one meant to
+be embedded in a note) runs once with every note of the vault as `this`, and is identical only
+when it is identical for each. Order is compared where the
 view sorts by one property whose values are all different (ties leave order to the app);
 otherwise rows are compared as sets. Prints per view: kbtui's row count, the independent
 count, and whether they are identical; then the totals and the machine's load.
@@ -39,6 +42,7 @@ Row = dict[str, Any]  # path, folder, name, basename, ext, tags, props
 Pred = Callable[[Row], bool]
 _TAG = re.compile(r"(?:^|\s)#([\w/-]+)")
 _STR = r'"([^"]*)"|\'([^\']*)\''
+_WIKI = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")  # links and embeds, body and properties alike
 
 
 def read_rows(vault: Path) -> list[Row]:
@@ -64,9 +68,11 @@ def read_rows(vault: Path) -> list[Row]:
             tags += _TAG.findall(body)
         name = rel.rsplit("/", 1)[-1]
         ext = name.rsplit(".", 1)[-1] if "." in name else ""
+        links = {_link_target(t) for t in _WIKI.findall(text)} if path.suffix == ".md" else set()
         rows.append({"path": rel, "folder": rel.rsplit("/", 1)[0] if "/" in rel else "/",
                      "name": name, "basename": name[: -len(ext) - 1] if ext else name,
-                     "ext": ext, "tags": [t.lower() for t in tags], "props": props})  # fmt: skip
+                     "ext": ext, "tags": [t.lower() for t in tags], "props": props,
+                     "links": links})  # fmt: skip
     return rows
 
 
@@ -79,6 +85,10 @@ def _strings(text: str) -> list[str]:
 
 def _prop(row: Row, name: str) -> Any:
     return row["props"].get(name.removeprefix("note."))
+
+
+def _as_list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else [] if v is None else [v]
 
 
 def _empty(v: Any) -> bool:
@@ -102,12 +112,61 @@ def _compare(a: Any, op: str, b: Any) -> bool:
         return False
 
 
-def predicate(expr: str) -> Pred | None:
+def _is_this(v: Any, this: Row | None) -> bool:
+    """A property holding a link to `this` (by file name or path, as Obsidian resolves)."""
+    if this is None:
+        return False
+    names = {this["basename"].lower(), this["path"].lower(), this["path"][:-3].lower()}
+    items = v if isinstance(v, list) else [v]
+    return any(isinstance(i, str) and _link_target(i) in names for i in items)
+
+
+def _names(row: Row) -> set[str]:
+    """What a link may say to reach this file: its name (a note's without .md) or path."""
+    path = row["path"].lower()
+    names = {row["name"].lower(), path}
+    if row["ext"] == "md":
+        names |= {row["basename"].lower(), path[:-3]}
+    return names
+
+
+def _links_to(row: Row, target: Row | None) -> bool:
+    """`row` links to `target` (a wikilink or embed by name or path; nearest-file ties are
+    not modelled: a name two files share counts for both)."""
+    return target is not None and bool(row["links"] & _names(target))
+
+
+def _link_target(text: str) -> str:
+    return text.strip().strip("[]").split("|")[0].split("#")[0].strip().lower()
+
+
+def predicate(expr: str, this: Row | None = None) -> Pred | None:
     """A filter expression as a predicate, for the idioms below only; None otherwise."""
     e = expr.strip()
     if e.startswith("!") and not e.startswith("!="):
-        inner = predicate(e[1:])
+        inner = predicate(e[1:], this)
         return (lambda r: not inner(r)) if inner else None
+    if m := re.fullmatch(r"not\(empty\((?:note\.)?(\w+)\)\)", e):
+        key = m[1]
+        return lambda r: not _empty(_prop(r, key))
+    if e == "file.hasLink(this)":
+        return lambda r: _links_to(r, this)
+    if e == "this.file.hasLink(file)":
+        return lambda r: this is not None and _links_to(this, r)
+    # a list property holding a link to the note the base is embedded in (`this`)
+    if m := re.fullmatch(r"(?:list\((?:note\.)?(\w+)\)|(?:note\.)?(\w+))\.contains\(this\)", e):
+        key = m[1] or m[2]
+        return lambda r: _is_this(_prop(r, key), this)
+    m = re.fullmatch(r"list\((?:note\.)?(\w+)\)\.contains\(link\((.*)\)\)", e)
+    if m and _strings(m[2]):
+        key, target = m[1], _strings(m[2])[0]
+        return lambda r: _holds_link(_prop(r, key), target)
+    # the `tags` property as written in the frontmatter (a list of texts), not file.tags
+    if (m := re.fullmatch(r"(?:note\.)?tags\.(contains|containsAny)\((.*)\)", e)) and _strings(
+        m[2]
+    ):
+        texts = set(_strings(m[2]))
+        return lambda r: bool(texts & {str(t) for t in _as_list(_prop(r, "tags"))})
     if not re.search(r"\(|==|!=|<|>", e) and "." not in e.removeprefix("note."):
         return None  # a bare property's truthiness: left to the app
     if m := re.fullmatch(r"file\.hasTag\((.*)\)", e):
@@ -123,10 +182,10 @@ def predicate(expr: str) -> Pred | None:
     if (m := re.fullmatch(r"file\.inFolder\((.*)\)", e)) and _strings(m[1]):
         folder = _strings(m[1])[0].strip("/")
         return lambda r: r["path"].startswith(folder + "/")
-    m = re.fullmatch(r"file\.(folder|name|ext|basename|path)\.contains\((.*)\)", e)
-    if m and _strings(m[2]):
-        key, part = m[1], _strings(m[2])[0]
-        return lambda r: part in r[key]
+    m = re.fullmatch(r"file\.(folder|name|ext|basename|path)\.(contains|containsAny)\((.*)\)", e)
+    if m and _strings(m[3]) and (m[2] == "containsAny" or len(_strings(m[3])) == 1):
+        key, parts = m[1], _strings(m[3])
+        return lambda r: any(part in r[key] for part in parts)
     m = re.fullmatch(r"file\.(folder|name|ext|basename|path)\s*(==|!=)\s*(.*)", e)
     if m and _strings(m[3]):
         key, op, text = m[1], m[2], _strings(m[3])[0]
@@ -150,14 +209,14 @@ def predicate(expr: str) -> Pred | None:
     return None
 
 
-def tree(f: Any) -> Pred | None:
+def tree(f: Any, this: Row | None = None) -> Pred | None:
     if f is None:
         return lambda r: True
     if isinstance(f, (str, bool, int, float)):
-        return predicate(str(f))
+        return predicate(str(f), this)
     if isinstance(f, dict) and len(f) == 1:
         ((kind, items),) = f.items()
-        subs = [tree(i) for i in (items if isinstance(items, list) else [items])]
+        subs = [tree(i, this) for i in (items if isinstance(items, list) else [items])]
         if None in subs:
             return None
         parts = [s for s in subs if s is not None]
@@ -170,9 +229,11 @@ def tree(f: Any) -> Pred | None:
     return None
 
 
-def independent(base: dict[str, Any], view: dict[str, Any], rows: list[Row]) -> list[str] | None:
+def independent(
+    base: dict[str, Any], view: dict[str, Any], rows: list[Row], this: Row | None = None
+) -> list[str] | None:
     """The view's rows in view order, or None when a filter is beyond the translator."""
-    both = [tree(base.get("filters")), tree(view.get("filters"))]
+    both = [tree(base.get("filters"), this), tree(view.get("filters"), this)]
     if None in both:
         return None
     found = [r for r in rows if all(p(r) for p in both if p is not None)]
@@ -211,31 +272,64 @@ def compare(vault: Path) -> tuple[int, int, int]:
             for view in base.get("views") or []:
                 views += 1
                 name = str(view.get("name"))
-                error = ""
-                ours: list[str] | None = None
-                try:
-                    ours = [r["path"] for r in service.query(rel, view=name)[1].rows]
-                except BaseError as exc:
-                    error = str(exc)
-                theirs = independent(base, view, rows)
-                if theirs is None:
-                    skipped += 1
-                    verdict = "not comparable (a filter beyond the independent translator)"
-                elif ours is None:
-                    verdict = f"kbtui refused: {error}"
-                elif strict_order(view, rows, theirs):
-                    theirs = _sorted(view, rows, theirs)
-                    verdict = "identical, order included" if ours == theirs else "DIFFERENT"
+                if uses_this(base, view):  # an embedded view: each note of the vault as `this`
+                    verdict, mine, other = with_this(service, rel, base, view, rows)
                 else:
-                    verdict = (
-                        "identical (as sets)" if sorted(ours) == sorted(theirs) else "DIFFERENT"
-                    )
+                    verdict, mine, other = one_view(service, rel, base, view, rows, None)
+                skipped += verdict.startswith("not comparable")
                 same += verdict.startswith("identical")
-                mine = "-" if ours is None else len(ours)
-                other = "-" if theirs is None else len(theirs)
                 print(f"  {rel} / {name}: kbtui {mine}, independent {other}: {verdict}")
         store.close()
     return views, same, skipped
+
+
+def uses_this(base: dict[str, Any], view: dict[str, Any]) -> bool:
+    return re.search(r"\bthis\b", f"{base.get('filters')} {view.get('filters')}") is not None
+
+
+def one_view(
+    service: BaseService, rel: str, base: dict[str, Any], view: dict[str, Any],
+    rows: list[Row], this: Row | None,
+) -> tuple[str, Any, Any]:  # fmt: skip
+    """(verdict, kbtui's row count, the independent count) for one view and one `this`."""
+    ours: list[str] | None = None
+    error = ""
+    try:
+        found = service.query(rel, view=str(view.get("name")), this=this["path"] if this else None)
+        ours = [r["path"] for r in found[1].rows]
+    except BaseError as exc:
+        error = str(exc)
+    theirs = independent(base, view, rows, this)
+    if theirs is None:
+        verdict = "not comparable (a filter beyond the independent translator)"
+    elif ours is None:
+        verdict = f"kbtui refused: {error}"
+    elif strict_order(view, rows, theirs):
+        theirs = _sorted(view, rows, theirs)
+        verdict = "identical, order included" if ours == theirs else "DIFFERENT"
+    else:
+        verdict = "identical (as sets)" if sorted(ours) == sorted(theirs) else "DIFFERENT"
+    return verdict, "-" if ours is None else len(ours), "-" if theirs is None else len(theirs)
+
+
+def with_this(
+    service: BaseService, rel: str, base: dict[str, Any], view: dict[str, Any], rows: list[Row]
+) -> tuple[str, Any, Any]:
+    """A view meant to be embedded, run with every note as `this`: identical only when it is
+    identical for each; the counts are rows summed over the notes."""
+    notes = [r for r in rows if r["ext"] == "md"]
+    results = [one_view(service, rel, base, view, rows, note) for note in notes]
+    if any(v.startswith("not comparable") for v, _, _ in results):
+        return results[0][0], "-", "-"
+    differ = [n["path"] for n, (v, _, _) in zip(notes, results, strict=True)
+              if not v.startswith("identical")]  # fmt: skip
+    mine = sum(m for _, m, _ in results if isinstance(m, int))
+    other = sum(o for _, _, o in results if isinstance(o, int))
+    with_rows = sum(1 for _, _, o in results if isinstance(o, int) and o)
+    shown = f"with each of {len(notes)} notes as `this` ({with_rows} with rows)"
+    if differ:
+        return f"DIFFERENT {shown}, first for {differ[0]}", mine, other
+    return f"identical {shown}", mine, other
 
 
 def _sorted(view: dict[str, Any], rows: list[Row], paths: list[str]) -> list[str]:

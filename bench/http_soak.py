@@ -232,7 +232,14 @@ def report(args: argparse.Namespace, tally: Tally, served: Served, before: list[
     print(f"  child processes of the server: at most {max(kids)}")
     code = served.stop()
     print(f"  SIGTERM: exit {code}")
-    checks.append(("clean exit", code == 0 and "Traceback" not in served.stderr()))
+    log = Path(args.work) / "server-stderr.log"
+    log.write_text(served.stderr(), encoding="utf-8")
+    traces = served.stderr().count("Traceback")
+    if traces:
+        at = served.stderr().index("Traceback")
+        print(f"  tracebacks in the server's stderr: {traces} (all in {log}); the first:")
+        print("    " + served.stderr()[at : at + 3000].replace("\n", "\n    "))
+    checks.append(("clean exit", code == 0 and not traces))
     diffs = index_differences(served.vault, Path(args.work) / "fresh")
     print(f"  index against a fresh build: {len(diffs)} differences", *diffs[:10], sep="\n    ")
     checks.append(("index == fresh build", not diffs))

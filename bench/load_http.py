@@ -8,6 +8,14 @@ throughput, p50/p95/p99 per tool, errors, the scans completed, the server's RSS,
 
     .venv/bin/python bench/load_http.py                       # N = 1 4 16 64, both modes
     .venv/bin/python bench/load_http.py --clients 16 --mode pace --seconds 30
+    .venv/bin/python bench/load_http.py --clients 16 --mode saturated --cpu   # + CPU by tool
+    .venv/bin/python bench/load_http.py --server-repo /tmp/old-checkout ...    # an older server
+
+`--cpu` adds one saturated run per tool (that tool only, no writer, no scans), then one of the
+mix, and prints the server's CPU milliseconds per call (/proc/<pid>/stat before and after),
+split into the event loop (HTTP, the SDK, JSON) and the tool-call threads, with "transport"
+as a call the server answers without running a tool (an unknown tool name: HTTP, the SDK's
+session and JSON-RPC, the envelope): what every call costs before its tool's own work.
 
 The vault: vault_example + 1,500 synth_vault.py notes, indexed once with the hash embedder
 (vectors labelled as the real model's) under /tmp/kbtui-bench; each run serves a fresh copy
@@ -45,9 +53,11 @@ from bench_common import (
     wait_until,
     working_copy,
 )
+from server_cpu import cpu_by_thread, wait_quiet
 
 MIX = (("kb_search", 70), ("kb_get", 10), ("kg_get_neighbors", 10), ("kg_find_path", 10))
 TOOLS = [name for name, _ in MIX]
+TRANSPORT = "transport"  # an unknown tool: answered without running one (its error expected)
 GENERATED = 1500
 
 
@@ -63,7 +73,12 @@ class Tally:
     go: anyio.Event = field(default_factory=anyio.Event)
     until: float = 0.0
     server: int = 0  # the server's pid: its CPU is counted from the start of the clock
-    cpu_at_start: float = 0.0
+    cpu_at_start: dict[str, float] = field(default_factory=dict)
+    cpu_at_end: dict[str, float] = field(default_factory=dict)  # when the clock stops
+
+    def cpu(self, part: str = "all") -> float:
+        """The server's CPU seconds over the run (cpu_by_thread's parts)."""
+        return self.cpu_at_end.get(part, 0.0) - self.cpu_at_start.get(part, 0.0)
 
 
 def build_vault(work: Path) -> Path:
@@ -91,26 +106,22 @@ def entity_ids(vault: Path) -> list[str]:
         store.close()
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU a process has used (/proc/<pid>/stat), in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def start_server(vault: Path, port: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(vault: Path, port: int, repo: Path = REPO) -> tuple[subprocess.Popen[bytes], str]:
+    """`kbtui mcp --http` on `vault`, its code from `repo` (another checkout: an older server)."""
     from kbtui.config import Settings
     from kbtui.mcp.http import load_token
 
     token = load_token(Settings.for_vault(vault).index_dir)
     command = [sys.executable, "-m", "kbtui.cli", "mcp", "--vault", str(vault)]
     command += ["--http", f"127.0.0.1:{port}", "--log-level", "warning"]
-    proc = subprocess.Popen(command, cwd=REPO, stdin=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    proc = subprocess.Popen(command, cwd=repo, stdin=subprocess.DEVNULL, env=env)
 
     def listening() -> bool:
         if proc.poll() is not None:
@@ -122,7 +133,14 @@ def start_server(vault: Path, port: int) -> tuple[subprocess.Popen[bytes], str]:
     return proc, token
 
 
-def call_args(name: str, rng: random.Random, ids: list[str]) -> dict[str, Any]:
+def call_args(name: str, rng: random.Random, ids: list[str]) -> tuple[str, dict[str, Any]]:
+    """The tool to call and its arguments (`transport`: a name no server publishes)."""
+    return (name if name != TRANSPORT else "no_such_tool"), _args(name, rng, ids)
+
+
+def _args(name: str, rng: random.Random, ids: list[str]) -> dict[str, Any]:
+    if name == TRANSPORT:
+        return {"id": rng.choice(ids)}
     if name == "kb_search":
         return {"query": rng.choice(QUERIES), "top_k": 5}
     if name == "kb_get":
@@ -161,22 +179,30 @@ async def _call(session: Any, name: str, args: dict[str, Any]) -> str | None:
     return None
 
 
-async def client(url: str, token: str, seed: int, ids: list[str], pace: bool, tally: Tally) -> None:
+async def client(
+    url: str,
+    token: str,
+    seed: int,
+    ids: list[str],
+    pace: bool,
+    tally: Tally,
+    mix: tuple[tuple[str, int], ...] = MIX,
+) -> None:
     rng = random.Random(seed)
-    names, weights = TOOLS, [w for _, w in MIX]
+    names, weights = [n for n, _ in mix], [w for _, w in mix]
 
     async def body(session: Any) -> None:
         while time.monotonic() < tally.until:
             if pace:
                 await anyio.sleep(rng.uniform(0.25, 0.75))
             name = rng.choices(names, weights)[0]
-            args = call_args(name, rng, ids)
+            tool, args = call_args(name, rng, ids)
             start = time.perf_counter()
-            error = await _call(session, name, args)
-            if time.monotonic() > tally.until + 5:
-                return  # answered after the run: not counted
+            error = await _call(session, tool, args)
+            if time.monotonic() > tally.until:
+                return  # answered after the clock stopped: not counted
             tally.ms[name].append((time.perf_counter() - start) * 1000)
-            if error:
+            if error and name != TRANSPORT:
                 tally.errors.append(error)
 
     await _session(url, token, body, tally)
@@ -218,23 +244,31 @@ async def one_run(
     seconds: float,
     vault: Path,
     server: int = 0,
+    mix: tuple[tuple[str, int], ...] = MIX,
+    background: bool = True,
 ) -> Tally:
-    """Every session initialized first, then `seconds` of calls, saves and scans."""
+    """Every session initialized first, then `seconds` of calls, saves and scans (only the
+    calls of `mix` without `background`)."""
     tally = Tally(server=server)
     stop = threading.Event()
     saves = threading.Thread(target=writer, args=(vault, stop, tally), daemon=True)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(scanner, url, token, tally)
+            if background:
+                tg.start_soon(scanner, url, token, tally)
             for i in range(clients):
-                tg.start_soon(client, url, token, 1000 * clients + i, ids, pace, tally)
-            while tally.ready < clients + 1:
+                tg.start_soon(client, url, token, 1000 * clients + i, ids, pace, tally, mix)
+            while tally.ready < clients + background:
                 await anyio.sleep(0.05)
             tally.until = time.monotonic() + seconds
             if tally.server:
-                tally.cpu_at_start = cpu_seconds(tally.server)
-            saves.start()
+                tally.cpu_at_start = cpu_by_thread(tally.server)
+            if background:
+                saves.start()
             tally.go.set()
+            await anyio.sleep(max(0.0, tally.until - time.monotonic()))
+            if tally.server:
+                tally.cpu_at_end = cpu_by_thread(tally.server)
     finally:
         stop.set()
         if saves.is_alive():
@@ -267,6 +301,34 @@ def report(
     )
 
 
+def cpu_by_tool(
+    url: str, token: str, ids: list[str], clients: int, seconds: float, vault: Path, pid: int
+) -> None:
+    """One saturated run per tool, then the mix (no writer, no scans): the server's CPU ms
+    per call, in all, on the event loop and on the other threads (cpu_by_thread)."""
+    print(f"\n== CPU per call, server side: {clients} clients back to back, one tool a run")
+    print(
+        f"   {'tool':<18}{'calls/s':>9}{'CPU ms':>8}{'loop':>7}{'threads':>9}"
+        f"{'p50 ms':>9}{'p95 ms':>9}  load"
+    )
+    runs: list[tuple[str, tuple[tuple[str, int], ...]]] = [
+        (name, ((name, 1),)) for name in [TRANSPORT, *TOOLS]
+    ]
+    for label, mix in [*runs, ("mix", MIX)]:
+        wait_quiet(pid)
+        before = cpu_times()
+        tally = anyio.run(one_run, url, token, ids, clients, False, seconds, vault, pid, mix, False)
+        ms = [m for name, _ in mix for m in tally.ms.get(name, [])] or [0.0]
+        calls = max(sum(len(tally.ms.get(name, [])) for name, _ in mix), 1)
+        part = {k: 1000 * tally.cpu(k) / calls for k in ("all", "loop")}
+        print(
+            f"   {label:<18}{calls / seconds:>9.1f}{part['all']:>8.1f}{part['loop']:>7.1f}"
+            f"{part['all'] - part['loop']:>9.1f}{quantile(ms, 0.5):>9.1f}"
+            f"{quantile(ms, 0.95):>9.1f}  {machine_note(before)}"
+            + "".join(f"\n   error: {e}" for e in tally.errors[:3])
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16, 64])
@@ -274,16 +336,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=15.0, help="s of calls before the runs")
     parser.add_argument("--work", type=Path, default=WORK)
+    parser.add_argument("--cpu", action="store_true", help="CPU ms per call by tool, after")
+    parser.add_argument("--cpu-seconds", type=float, default=10.0, help="s per tool with --cpu")
+    parser.add_argument(
+        "--server-repo", type=Path, default=REPO, help="serve this checkout's kbtui (old = main)"
+    )
     args = parser.parse_args()
     modes = ["pace", "saturated"] if args.mode == "both" else [args.mode]
 
     cache = build_vault(args.work)
-    vault = args.work / "load_run"
+    vault = args.work / f"load_run_{os.getpid()}"  # several benches may run at once
     shutil.rmtree(vault, ignore_errors=True)
     working_copy(cache, vault)
     ids = entity_ids(vault)
     port = free_port()
-    server, token = start_server(vault, port)
+    server, token = start_server(vault, port, args.server_repo.resolve())
     url = f"http://127.0.0.1:{port}/mcp"
     print(f"{len(ids)} notes; server pid {server.pid} at {url}")
     try:
@@ -295,8 +362,10 @@ def main() -> None:
                     one_run, url, token, ids, clients, mode == "pace", args.seconds, vault,
                     server.pid,
                 )  # fmt: skip
-                spent = cpu_seconds(server.pid) - tally.cpu_at_start
+                spent = tally.cpu()
                 report(tally, clients, mode, args.seconds, server.pid, spent, machine_note(before))
+        if args.cpu:
+            cpu_by_tool(url, token, ids, args.clients[0], args.cpu_seconds, vault, server.pid)
     finally:
         server.terminate()
         try:

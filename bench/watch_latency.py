@@ -8,6 +8,9 @@ start-up takes when nothing changed, and what a watching process costs while idl
 2. no-change start-up: a synthetic vault of N notes indexed once (fake embedder: the scan
    does not depend on the model), then the catch-up pass of a new start, timed.
 3. idle CPU: the process's CPU time over a quiet period while the watcher runs.
+4. file-to-base (`--only files`): a file that is no note (a .zip) added, grown, renamed or
+   deleted, until a base listing every non-note file shows the change (issue 30: the `file.*`
+   rows a base over attachments reads come through the watcher, not a full pass).
 
 Prints figures, asserts nothing. Works in a temporary folder.
 
@@ -30,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench_common import (
@@ -108,6 +112,67 @@ def save_to_searchable(rounds: int, work: Path, vault: Path | None = None) -> No
     print(f"save → vectors in   {percentiles(vectors)}")
 
 
+FILES_BASE = (
+    'filters: \'!file.ext.containsAny("md", "base", "canvas")\'\n'
+    "views:\n  - type: table\n    name: Files\n    order: [file.name, file.size]\n"
+)
+
+
+Step = tuple[str, Callable[[], object], Callable[[dict[str, int]], bool]]
+
+
+def zip_round(vault: Path, n: int) -> list[Step]:
+    """One round: (kind, the change, what the base then shows) for a new, grown, renamed and
+    deleted .zip."""
+    drop, moved = f"attachments/drop {n}.zip", f"attachments/moved {n}.zip"
+
+    def grow() -> None:
+        with (vault / drop).open("ab") as fh:
+            fh.write(b"\0" * 100)
+
+    return [
+        ("new", lambda: (vault / drop).write_bytes(b"PK" * 50), lambda s: s.get(drop) == 100),
+        ("grown", grow, lambda s: s.get(drop) == 200),
+        ("renamed", lambda: os.replace(vault / drop, vault / moved),
+         lambda s: s.get(moved) == 200 and drop not in s),
+        ("deleted", (vault / moved).unlink, lambda s: moved not in s),
+    ]  # fmt: skip
+
+
+def file_to_base(rounds: int, work: Path, vault: Path | None = None) -> None:
+    """Each round changes a .zip one way (new, grown in place, renamed, deleted) and polls
+    base_query until the view shows it; the debounce is included."""
+    vault = vault or copy_vault(VAULT_EXAMPLE, work / "files")
+    (vault / "Files.base").write_text(FILES_BASE, encoding="utf-8")
+    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder())  # nothing to embed
+    (vault / "attachments").mkdir(exist_ok=True)  # before: a new folder asks for a full pass
+    runtime.start()
+    assert runtime.worker.wait_idle(600)
+
+    def sizes() -> dict[str, int]:
+        answer = runtime.call("base_query", {"file": "Files.base", "limit": 1000})
+        assert answer["ok"], answer
+        return {r["path"]: r["values"]["file.size"] for r in answer["rows"]}
+
+    def shows(check: Callable[[dict[str, int]], bool]) -> Callable[[], bool]:
+        return lambda: check(sizes())
+
+    print(f"{vault.name}: a base over {len(sizes())} non-note files")
+    taken: dict[str, list[float]] = {"new": [], "grown": [], "renamed": [], "deleted": []}
+    try:
+        for n in range(rounds):
+            for kind, change, shown in zip_round(vault, n):
+                t0 = time.perf_counter()
+                change()
+                wait_until(shows(shown))
+                taken[kind].append((time.perf_counter() - t0) * 1000)
+                time.sleep(0.2)
+    finally:
+        runtime.close()
+    for kind, samples in taken.items():
+        print(f"{kind:8} file -> base shows it  {percentiles(samples)}  (debounce included)")
+
+
 def pass_once(settings: Settings) -> IndexReport:
     """Open the index and run the pass a start-up runs, as a new process would."""
     store = Store(settings.db_path)
@@ -158,7 +223,7 @@ def main() -> None:
     parser.add_argument("--vault-notes", type=int, default=0, help="synthetic vault to save to")
     parser.add_argument("--vault", type=Path, help="a real vault to save to (copied)")
     parser.add_argument("--work", type=Path, default=WORK)
-    parser.add_argument("--only", choices=("save", "idle", "scan"), action="append")
+    parser.add_argument("--only", choices=("save", "idle", "scan", "files"), action="append")
     args = parser.parse_args()
     only = set(args.only or ("save", "idle", "scan"))
     before = cpu_times()
@@ -176,6 +241,12 @@ def main() -> None:
                     cache = hub_sized_vault(args.work, args.vault_notes, model_id)
                 target = working_copy(cache, work / "live")
             save_to_searchable(args.rounds, work, target)
+        if "files" in only:
+            target = None
+            if args.vault_notes:
+                cache = hub_sized_vault(args.work, args.vault_notes, FastEmbedder().model_id)
+                target = working_copy(cache, work / "files")
+            file_to_base(args.rounds, work, target)
         if "idle" in only:
             idle_cpu(args.idle, work)
         if "scan" in only:

@@ -118,6 +118,9 @@ class IndexReport:
     unchanged: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     warnings: list[Skipped] = field(default_factory=list)
+    # files a watcher batch touched that are not indexed as notes (a .zip, a .psd): only
+    # their `file.*` facts changed (vault_files), which a base over attachments shows
+    other_files: list[str] = field(default_factory=list)
     chunks_embedded: int = 0
     seconds: float = 0.0
 

@@ -207,3 +207,39 @@ def test_a_saved_base_is_listed_and_answers_within_seconds(mcp: Mcp) -> None:
     assert mcp.wait_for(lambda: "Later.base" in mcp.status()["stats"].get("broken_bases", {}), 10)
     assert time.monotonic() - start < 10
     assert set(PUBLISHED) >= {"base_query"}
+
+
+def test_cli_prints_a_map_views_coordinates(tmp_path: Path) -> None:
+    """A map view's rows carry each note's place (Obsidian's Maps plugin: the view's
+    `coordinates` property, "lat, lng" text or a two-item list) and its marker settings."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Places.base").write_text(
+        "filters: file.hasTag('place')\nviews:\n  - type: map\n    name: Map\n"
+        "    order: [file.basename]\n    sort: [{property: file.basename, direction: ASC}]\n"
+        "    coordinates: note.coordinates\n    markerColor: note.color\n",
+        encoding="utf-8",
+    )
+    (vault / "Eiffel Tower.md").write_text(
+        '---\ntags: [place]\ncoordinates:\n  - "48.85837"\n  - "2.294481"\ncolor: red\n---\n',
+        encoding="utf-8",
+    )
+    (vault / "Opera.md").write_text(
+        '---\ntags: [place]\ncoordinates: "-33.8568, 151.2153"\n---\n', encoding="utf-8"
+    )
+    (vault / "Nowhere.md").write_text("---\ntags: [place]\n---\n", encoding="utf-8")
+    assert run(vault, "index", "--no-embed")[0] == 0
+    code, out = run(vault, "base:query", "Places", "--format", "json")
+    assert code == 0, out
+    assert [(r["file.basename"], r["coordinates"], r["markerColor"]) for r in json.loads(out)] == [
+        ("Eiffel Tower", [48.85837, 2.294481], "red"),
+        ("Nowhere", None, None),
+        ("Opera", [-33.8568, 151.2153], None),
+    ]
+    code, out = run(vault, "base:query", "Places", "--format", "csv")
+    assert list(csv.reader(io.StringIO(out))) == [
+        ["Base name", "Coordinates", "Marker color"],
+        ["Eiffel Tower", "48.85837, 2.294481", "red"],
+        ["Nowhere", "", ""],
+        ["Opera", "-33.8568, 151.2153", ""],
+    ]

@@ -1,236 +1,179 @@
-"""Link rewriting for renames and unlinked mentions, as text edits that keep every other byte;
-and the all-or-nothing multi-file writer, with a failure injected mid-batch."""
+"""A write derives again only the relationships, link_dest rows and path edges it can change
+(kbtui.store.graph.relink): the notes whose links changed, that appeared, vanished or moved,
+and the notes linking by a name that gained or lost a holder. Random sequences of edits,
+renames, moves, deletes, new namesakes, title and alias changes and canvases must leave those
+tables equal to a rebuild after every step and to a fresh index at the end."""
 
 from __future__ import annotations
 
-import os
+import json
+import random
+import shutil
 from pathlib import Path
 
 import pytest
 
-from kbtui.runtime.runtime import VaultRuntime
-from kbtui.vault.edit.batch import FileEdit, read_text, write_all
-from kbtui.vault.edit.relink import (
-    find_mentions,
-    link_mention,
-    name_pattern,
-    retitle,
-    rewrite_links,
-)
-from kbtui.vault.edit.write import WriteError
+from kbtui.config import INDEX_DIRNAME, Settings
+from kbtui.embed import HashEmbedder
+from kbtui.indexing.indexer import Indexer
+from kbtui.store import Store
 
-OLD = {"old note", "people/old note"}
+DERIVED = ("relationships", "link_dest", "graph_edges")
+NAMES = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta"]
+FOLDERS = ["", "a", "a/d", "b", "c"]  # a/x.md and a/d/x.md: one id, two folders
 
 
-def resolves(target: str) -> bool:
-    return target.lower().removesuffix(".md") in OLD
+def derived(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    rows = store.snapshot().rows
+    return {t: rows[t] for t in DERIVED}
 
 
-def new_target(old: str) -> str:
-    suffix = ".md" if old.endswith(".md") else ""
-    return ("people/New Name" if "/" in old else "New Name") + suffix
+def rebuilt(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    """The same tables derived from scratch, in a transaction rolled back after."""
+    store.con.execute("BEGIN TRANSACTION")
+    try:
+        store.rebuild_relationships()
+        return derived(store)
+    finally:
+        store.con.execute("ROLLBACK")
 
 
-NOTE = """---
-title: Meeting
-works_on: [Old Note, "old note", Other]
-attendees:
-  - Old Note
-  - '[[Old Note|O]]'
-related_to: "[[people/Old Note.md#Role]]"
-aliases: ["[[Old Note]]"]
----
-See [[Old Note]], [[old note|the label]], ![[Old Note#^b1]] and [[people/Old Note#H|x]].
-Not `[[Old Note]]` in code, nor [[Old Notes]] or [[Other]].
-
-| who | link |
-|-----|------|
-| a   | [[Old Note\\|lbl]] |
-
-```
-[[Old Note]]
-```
-
-    [[Old Note]] indented code
-"""
-
-EXPECTED = """---
-title: Meeting
-works_on: [New Name, "New Name", Other]
-attendees:
-  - New Name
-  - '[[New Name|O]]'
-related_to: "[[people/New Name.md#Role]]"
-aliases: ["[[Old Note]]"]
----
-See [[New Name]], [[New Name|the label]], ![[New Name#^b1]] and [[people/New Name#H|x]].
-Not `[[Old Note]]` in code, nor [[Old Notes]] or [[Other]].
-
-| who | link |
-|-----|------|
-| a   | [[New Name\\|lbl]] |
-
-```
-[[Old Note]]
-```
-
-    [[Old Note]] indented code
-"""
-
-
-def test_rewrite_every_form_keeps_labels_headings_and_code() -> None:
-    new, count = rewrite_links(NOTE, resolves, new_target)
-    assert new == EXPECTED
-    assert count == 10
-
-
-def test_rewrite_keeps_crlf_and_bom_bytes() -> None:
-    data = b"\xef\xbb\xbf" + NOTE.replace("\n", "\r\n").encode()
-    text, encode = read_text(data)
-    new, _ = rewrite_links(text, resolves, new_target)
-    assert encode(new) == b"\xef\xbb\xbf" + EXPECTED.replace("\n", "\r\n").encode()
-
-
-def test_nothing_to_rewrite_is_identical() -> None:
-    text = "# Title\n\nNo links to it here: [[Other]].\n"
-    assert rewrite_links(text, resolves, new_target) == (text, 0)
-
-
-def test_retitle_only_when_it_was_the_file_name() -> None:
-    text = "---\nid: x\ntitle: Old Note\n---\nbody\n"
-    assert retitle(text, "Old Note", "New: Name") == '---\nid: x\ntitle: "New: Name"\n---\nbody\n'
-    assert retitle(text, "Other", "New") == text
-
-
-MENTIONS = """---
-title: Andrei in the frontmatter
----
-# Notes with Andrei
-
-Andrei Clodius met [[andrei_clodius|Andrei]] and andrei again.
-`Andrei` in code, [Andrei](https://x.org) a link, https://andrei.example/Andrei a URL.
-Andreiescu is another word; so is #Andrei and andrei@example.org.
-
-```
-Andrei in a fence
-```
-"""
-
-
-def test_mentions_only_in_prose() -> None:
-    pattern = name_pattern(["Andrei Clodius", "Andrei"])
-    assert pattern is not None
-    found = find_mentions(MENTIONS, pattern)
-    assert [(m.text, m.line) for m in found] == [
-        ("Andrei", 4),
-        ("Andrei Clodius", 6),
-        ("andrei", 6),
-    ]
-    assert found[1].context == "Andrei Clodius met [[andrei_clodius|Andrei]] and andrei again."
-
-
-def test_linking_a_mention_changes_only_those_words() -> None:
-    pattern = name_pattern(["Andrei"])
-    assert pattern is not None
-    mention = find_mentions(MENTIONS, pattern)[-1]
-    new = link_mention(MENTIONS, mention.start, mention.end, "andrei_clodius")
-    assert new == MENTIONS.replace("and andrei again", "and [[andrei_clodius|andrei]] again")
-    same = link_mention("Rust is fast", 0, 4, "Rust")
-    assert same == "[[Rust]] is fast"
-
-
-def test_short_names_never_match() -> None:
-    assert name_pattern(["AI", " ", "Jo"]) is None
-
-
-# -- the all-or-nothing writer ---------------------------------------------------------------
-def _notes(folder: Path, n: int) -> list[Path]:
-    folder.mkdir()
-    paths = []
-    for i in range(n):
-        path = folder / f"note{i}.md"
-        path.write_bytes(f"note {i} links [[Old]]\r\n".encode())
-        paths.append(path)
-    return paths
-
-
-def test_write_all_moves_and_writes(tmp_path: Path) -> None:
-    paths = _notes(tmp_path / "v", 3)
-    edits = [FileEdit(p, p.read_bytes(), p.read_bytes().replace(b"Old", b"New")) for p in paths]
-    write_all(tmp_path, edits, (paths[0], tmp_path / "v" / "sub" / "renamed.md"))
-    assert not paths[0].exists()
-    assert (tmp_path / "v" / "sub" / "renamed.md").read_bytes() == b"note 0 links [[New]]\r\n"
-    assert paths[2].read_bytes() == b"note 2 links [[New]]\r\n"
-
-
-def test_failure_on_the_fifth_file_restores_every_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    paths = _notes(tmp_path / "v", 8)
-    before = {p: p.read_bytes() for p in paths}
-    edits = [FileEdit(p, before[p], before[p].replace(b"Old", b"New")) for p in paths]
-    real_replace, calls = os.replace, []
-
-    def failing_replace(src: str, dst: str) -> None:
-        calls.append(dst)
-        if len(calls) == 5:
-            raise OSError(28, "No space left on device")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", failing_replace)
-    with pytest.raises(WriteError, match="nothing was changed"):
-        write_all(tmp_path, edits, (paths[0], tmp_path / "v" / "new" / "moved.md"))
-    monkeypatch.undo()
-    assert {p: p.read_bytes() for p in paths} == before
-    assert sorted(os.listdir(tmp_path / "v")) == sorted(p.name for p in paths)  # no temp files
-
-
-def test_a_file_changed_meanwhile_stops_before_any_write(tmp_path: Path) -> None:
-    paths = _notes(tmp_path / "v", 3)
-    before = {p: p.read_bytes() for p in paths}
-    edits = [FileEdit(p, before[p], b"changed") for p in paths]
-    paths[2].write_bytes(b"edited by the user")
-    with pytest.raises(WriteError, match="changed on disk"):
-        write_all(tmp_path, edits)
-    assert paths[0].read_bytes() == before[paths[0]]
-
-
-def test_a_file_deleted_meanwhile_stops_before_any_write(tmp_path: Path) -> None:
-    paths = _notes(tmp_path / "v", 3)
-    before = {p: p.read_bytes() for p in paths}
-    edits = [FileEdit(p, before[p], b"changed") for p in paths]
-    paths[2].unlink()  # the user deleted (or moved) it between planning and writing
-    with pytest.raises(WriteError, match="moved or deleted"):
-        write_all(tmp_path, edits)
-    assert [p.read_bytes() for p in paths[:2]] == [before[p] for p in paths[:2]]
-
-
-def test_a_rename_over_notes_moved_on_disk_is_a_conflict(runtime: VaultRuntime) -> None:
-    """Found by bench/http_soak.py: a user moved a linking note on disk just before an
-    assistant's rename, while the index still had it: a ConflictError, nothing written."""
-    vault = runtime.settings.vault
-    linking = [p for p in vault.rglob("*.md") if b"[[andrei_clodius" in p.read_bytes()]
-    assert linking
-    moved = linking[0].rename(vault / "moved away.md")  # no watcher: the index lags behind
-    before = {p: p.read_bytes() for p in vault.rglob("*.md")}
-    answer = runtime.call(
-        "kg_rename_entity", {"entityId": "person:andrei_clodius", "newName": "Andrei C"}
+def note_text(rng: random.Random) -> str:
+    links = [rng.choice(NAMES) for _ in range(rng.randint(0, 4))]
+    body = " ".join(
+        rng.choice([f"[[{n}]]", f"[[{rng.choice(FOLDERS[1:])}/{n}]]", f"![[{n}]]", f"[[{n}|x]]"])
+        for n in links
     )
-    assert answer["error_type"] == "ConflictError", answer  # not INTERNAL
-    assert "moved or deleted on disk" in answer["message"]
-    assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before and moved.exists()
+    front = []
+    if rng.random() < 0.3:
+        front.append(f"title: {rng.choice(NAMES)} {rng.randint(1, 2)}")
+    if rng.random() < 0.3:
+        front.append(f"aliases: [{rng.choice(NAMES)}]")
+    if rng.random() < 0.3:
+        front.append(f'related: "[[{rng.choice(NAMES)}]]"')
+    head = "---\n" + "\n".join(front) + "\n---\n" if front else ""
+    return f"{head}Some words {rng.randint(0, 9)}. {body}\n"
 
 
-def test_a_note_is_scanned_only_when_every_word_of_a_name_is_in_it() -> None:
-    """The cheap test before parsing: all of a name's words, not just its first (a name's
-    non-ASCII words are not required: case folding may differ between re and str.lower)."""
-    from kbtui.vault.edit.relink import words_of
+def canvas_text(rng: random.Random, notes: list[str]) -> str:
+    picked = rng.sample(notes, min(len(notes), 3))
+    nodes = [
+        {"id": f"n{i}", "type": "file", "file": p, "x": 0, "y": 100 * i, "width": 9, "height": 9}
+        for i, p in enumerate(picked)
+    ]
+    edges = [
+        {"id": f"e{i}", "fromNode": f"n{i}", "toNode": f"n{i + 1}", "label": rng.choice(["", "x"])}
+        for i in range(len(picked) - 1)
+    ]
+    return json.dumps({"nodes": nodes, "edges": edges})
 
-    names = name_pattern(["Have Replica Project", "Zoë Ström"])
-    assert names is not None
-    assert not names.may_occur(words_of("We have a plan for the replica."))
-    text = "We have Replica  project going, with ZOË STRÖM."
-    assert names.may_occur(words_of(text))
-    found = [text[s:e] for s, e in names.finditer(text, 0, len(text))]
-    assert found == ["have Replica  project", "ZOË STRÖM"]
-    assert names.may_occur(words_of("zoë and others"))  # its first word is enough
+
+def notes_in(vault: Path) -> list[str]:
+    return sorted(
+        p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if INDEX_DIRNAME not in p.parts
+    )
+
+
+def ident(rel: str) -> tuple[str, str]:
+    """The entity id a path gets (type from the top folder, name from the file name)."""
+    parts = rel.split("/")
+    return (parts[0] if len(parts) > 1 else "note", parts[-1].lower().replace(" ", "_"))
+
+
+def step(rng: random.Random, vault: Path) -> list[str]:
+    """One random change to the vault; returns the paths the watcher would report. Paths
+    whose id another note holds are left alone: which note keeps the id depends on history,
+    and the fresh index at the end must give every note the same id."""
+    notes = notes_in(vault)
+    kind = rng.choice(["edit", "edit", "relink", "new", "rename", "move", "delete", "canvas"])
+    if kind == "new" or len(notes) < 3:
+        folder = rng.choice(FOLDERS)
+        rel = f"{folder}/{rng.choice(NAMES)}.md".lstrip("/")
+        if any(ident(n) == ident(rel) for n in notes):
+            return []
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(note_text(rng))
+        return [rel]
+    rel = rng.choice(notes)
+    path = vault / rel
+    if kind == "edit":  # text changes, links and names do not
+        path.write_text(path.read_text() + f"\nmore text {rng.random()}\n")
+    elif kind == "relink":
+        path.write_text(note_text(rng))
+    elif kind in ("rename", "move"):  # a move keeps the id: a/x.md <-> a/d/x.md
+        name = rel.rsplit("/", 1)[-1]
+        new = f"{rng.choice(FOLDERS)}/{rng.choice(NAMES)}{rng.choice(['', ' 2'])}.md".lstrip("/")
+        if kind == "move":
+            new = f"a/d/{name}" if rel == f"a/{name}" else f"a/{name}"
+        if any(ident(n) == ident(new) for n in notes if n != rel) or (vault / new).exists():
+            return []
+        (vault / new).parent.mkdir(parents=True, exist_ok=True)
+        path.rename(vault / new)
+        return [rel, new]
+    elif kind == "delete":
+        path.unlink()
+    else:
+        (vault / "board.canvas").write_text(canvas_text(rng, notes))
+        return ["board.canvas"]
+    return [rel]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_writes_keep_derived_tables_equal_to_a_rebuild(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    vault = tmp_path / "vault"
+    for folder in FOLDERS:
+        (vault / folder).mkdir(parents=True, exist_ok=True)
+    for i, name in enumerate(NAMES * 2):
+        folder = FOLDERS[i % len(FOLDERS)]
+        (vault / folder / f"{name}.md").write_text(note_text(rng))
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    indexer = Indexer(settings, store, HashEmbedder())
+    try:
+        indexer.run(embed=False)
+        for n in range(40):
+            paths = step(rng, vault)
+            if not paths:
+                continue
+            indexer.run(embed=False, paths=paths)
+            now = derived(store)
+            assert now == rebuilt(store), f"seed {seed}, step {n}: {paths}"
+        assert now["relationships"] and now["link_dest"], "the vault must link somewhere"
+        final = derived(store)
+    finally:
+        store.close()
+    fresh_vault = tmp_path / "fresh"
+    shutil.copytree(vault, fresh_vault, ignore=shutil.ignore_patterns(INDEX_DIRNAME))
+    fresh_settings = Settings.for_vault(fresh_vault)
+    fresh = Store(fresh_settings.db_path)
+    try:
+        Indexer(fresh_settings, fresh, HashEmbedder()).run(embed=False)
+        assert derived(fresh) == final
+    finally:
+        fresh.close()
+
+
+def test_a_move_that_keeps_the_id_moves_the_nearest_namesake(tmp_path: Path) -> None:
+    """b/E.md links [[Zeta]]; a/Zeta.md and c/Zeta.md are two folders away, the tie goes to
+    the smaller id (a:zeta). Moved to a/d/ (same id, same file name: no name of it changes
+    but its path), a:zeta is three folders away and c:zeta is the link's note now."""
+    vault = tmp_path / "vault"
+    for rel, text in (("b/E.md", "[[Zeta]]\n"), ("a/Zeta.md", "a\n"), ("c/Zeta.md", "c\n")):
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    settings = Settings.for_vault(vault)
+    store = Store(settings.db_path)
+    try:
+        indexer = Indexer(settings, store, HashEmbedder())
+        indexer.run(embed=False)
+        targets = "SELECT target_id FROM relationships WHERE source_id = 'b:e'"
+        assert store.con.execute(targets).fetchall() == [("a:zeta",)]
+        (vault / "a" / "d").mkdir()
+        (vault / "a" / "Zeta.md").rename(vault / "a" / "d" / "Zeta.md")
+        indexer.run(embed=False, paths=["a/Zeta.md", "a/d/Zeta.md"])
+        assert store.con.execute(targets).fetchall() == [("c:zeta",)]
+        assert store.obsidian_links("b/E.md") == [("b/E.md", "Zeta", "zeta", "c/Zeta.md")]
+        assert derived(store) == rebuilt(store)
+    finally:
+        store.close()

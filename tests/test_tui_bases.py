@@ -16,6 +16,7 @@ from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
+from kbtui.tui.widgets.base_layouts import BaseList
 from tests.conftest import open_runtime
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
@@ -82,8 +83,10 @@ async def test_a_base_opens_as_a_table_with_view_tabs(base_runtime: VaultRuntime
         assert [str(t.label) for t in tabs.query("Tab")] == ["All concepts", "Sync"]
         await pilot.press("right_square_bracket")
         await settle(pilot)
-        assert screen.view_name == "Sync" and cells(table) == ["crdt"]
-        table.focus()
+        assert screen.view_name == "Sync"  # a list view: a bulleted list, not the table
+        listed = screen.query_one(BaseList)
+        assert listed.display and not table.display
+        assert [str(o.prompt) for o in listed.options] == ["• crdt"]
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "concept:crdt"
@@ -158,7 +161,7 @@ async def test_an_embedded_base_view_in_a_note_opens_that_view(tui_vault: Path) 
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, BaseScreen) and screen.view_name == "Sync"
-            assert cells(screen.query_one("#base-table", DataTable)) == ["crdt"]
+            assert [str(o.prompt) for o in screen.query_one(BaseList).options] == ["• crdt"]
             await pilot.press("escape")
             await settle(pilot)
             assert app.screen is note

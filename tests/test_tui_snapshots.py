@@ -19,7 +19,9 @@ from kbtui.runtime.owner import OwnerUnavailable
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
+from kbtui.tui.screens.base_view import BaseScreen
 from tests.conftest import copy_vault, open_runtime
+from tests.test_tui_base_layouts import EMBEDDER, TEAM, add_layouts
 from tests.test_tui_bases import CONCEPTS
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
@@ -27,17 +29,20 @@ Snap = Callable[..., bool]
 KEPANO = Path("/work/shared/data/vaults/kepano")
 
 
-def shot(
-    snap_compare: Snap, app: KbApp, *steps: Message | str, size: tuple[int, int] = SIZE
-) -> bool:
-    """Run the steps (a message to post, `type:<text>`, or a key), settling after each, then
-    compare the screen with the stored SVG."""
+Step = Message | str | Callable[[Any], object]
+
+
+def shot(snap_compare: Snap, app: KbApp, *steps: Step, size: tuple[int, int] = SIZE) -> bool:
+    """Run the steps (a message to post, `type:<text>`, a key, or a call on the app),
+    settling after each, then compare the screen with the stored SVG."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
         for step in steps:
             if isinstance(step, Message):
                 pilot.app.post_message(step)
+            elif callable(step):
+                step(pilot.app)
             elif step.startswith("type:"):
                 await type_text(pilot, step[5:])
             else:
@@ -154,5 +159,53 @@ def test_base_table(snap_compare: Snap, tui_vault: Path) -> None:
     runtime = open_runtime(tui_vault, HashEmbedder())
     try:
         assert shot(snap_compare, make_app(runtime), "type:concepts base", "enter")
+    finally:
+        runtime.close()
+
+
+def open_base(base: str, view: str) -> Callable[[Any], object]:
+    """The base screen on a view, as the palette or an embed opens it."""
+    return lambda app: app.push_screen(BaseScreen(base, view))
+
+
+def test_base_list(snap_compare: Snap, tui_vault: Path) -> None:
+    """A list view: a bullet per note, its other properties after it (not a table)."""
+    add_layouts(tui_vault)
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        assert shot(snap_compare, make_app(runtime), open_base("Layouts", "List"), size=(80, 24))
+    finally:
+        runtime.close()
+
+
+def test_base_cards(snap_compare: Snap, tui_vault: Path) -> None:
+    """A cards view: a grid of cards (the cover named: alt text, a colour swatch), the
+    second card selected with an arrow key."""
+    add_layouts(tui_vault)
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        steps = (open_base("Layouts", "Cards"), "right")
+        assert shot(snap_compare, make_app(runtime), *steps, size=(80, 24))
+    finally:
+        runtime.close()
+
+
+def test_base_cards_grouped(snap_compare: Snap, tui_vault: Path) -> None:
+    add_layouts(tui_vault)
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        assert shot(snap_compare, make_app(runtime), open_base("Layouts", "By type"))
+    finally:
+        runtime.close()
+
+
+def test_note_with_base_embeds(snap_compare: Snap, tui_vault: Path) -> None:
+    """A note embedding two views: each drawn under its line, the first 5 rows and how many
+    more (the README's picture of an embed)."""
+    (tui_vault / "People.base").write_text(EMBEDDER, encoding="utf-8")
+    (tui_vault / "Team.md").write_text(TEAM, encoding="utf-8")
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        assert shot(snap_compare, make_app(runtime), OpenNote("note:team"))
     finally:
         runtime.close()

@@ -80,7 +80,6 @@ def test_ignored_paths_and_events_are_dropped(tmp_path: Path) -> None:
         FileModifiedEvent(str(tmp_path / ".kbtui" / "index.duckdb.wal")),
         FileModifiedEvent(str(tmp_path / ".obsidian" / "workspace.md")),
         FileCreatedEvent(str(tmp_path / "notes" / ".ada.md.swp")),
-        FileCreatedEvent(str(tmp_path / "attachments" / "readme.txt")),  # not indexed
         FileCreatedEvent(str(tmp_path / "node_modules" / "x" / "README.md")),
         FileCreatedEvent(str(tmp_path.parent / "elsewhere.md")),
         FileOpenedEvent(str(tmp_path / "a.md")),
@@ -93,12 +92,18 @@ def test_ignored_paths_and_events_are_dropped(tmp_path: Path) -> None:
     assert b.poll() is None and got == []
 
 
-def test_pdfs_and_attachments_are_watched(tmp_path: Path) -> None:
+def test_pdfs_attachments_and_any_other_file_are_watched(tmp_path: Path) -> None:
+    """Every vault file is a `file.*` row a base can list (kepano's "Everything"), so a .zip
+    or a .txt the index does not read still reaches it."""
     b, _got, clock = batcher(tmp_path)
     b.add_event(FileCreatedEvent(str(tmp_path / "attachments" / "photo.png")))
     b.add_event(FileModifiedEvent(str(tmp_path / "papers" / "paper.pdf")))
+    b.add_event(FileCreatedEvent(str(tmp_path / "attachments" / "readme.txt")))
+    b.add_event(FileDeletedEvent(str(tmp_path / "old.zip")))
     clock.now += 1
-    assert b.poll() == ChangeBatch(("attachments/photo.png", "papers/paper.pdf"))
+    assert b.poll() == ChangeBatch(
+        ("attachments/photo.png", "attachments/readme.txt", "old.zip", "papers/paper.pdf")
+    )
 
 
 def test_renames_give_both_paths_and_editor_saves_the_final_one(tmp_path: Path) -> None:
@@ -209,7 +214,6 @@ def test_a_real_observer_reports_saves_renames_and_skips_ignored(tmp_path: Path)
         started = time.monotonic()
         (vault / "notes" / "idea.md").write_text("# An idea\n")
         (vault / ".kbtui" / "index.duckdb").write_bytes(b"x")
-        (vault / "notes" / "image.psd").write_bytes(b"psd")  # a format Obsidian does not show
         assert arrived.wait(2.0), "no batch within 2 s"
         assert time.monotonic() - started < 2.0
         assert got == [ChangeBatch(("notes/idea.md",))]

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kbtui.bases.values import Date, Link, parse_date
 from kbtui.store.graph.links import link_key
 from kbtui.vault.linked_files import folder_steps
 
-_WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
+WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
 DATE_TYPES = {"date", "datetime"}
 _NAME_RANK = {"path": 1, "name": 2, "title": 3, "alias": 4}
 
@@ -70,6 +70,16 @@ class FileRow:
         return self.file_path.rsplit("/", 1)[0] if "/" in self.file_path else "/"
 
 
+class RowSource(Protocol):
+    """Where a partial Rows reads what its candidates do not hold (the store, for a query)."""
+
+    def base_name_rows(self, keys: Sequence[str]) -> list[tuple[str, str | None, list[str]]]: ...
+
+    def base_rows_at(
+        self, paths: Sequence[str]
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, int, int]]]: ...
+
+
 class Rows:
     """Every row of one index state, the link resolver, and the property types.
 
@@ -85,6 +95,7 @@ class Rows:
         notes: Sequence[tuple[Any, ...]],
         files: Sequence[tuple[str, int, int, int]],
         types: dict[str, str],
+        source: RowSource | None = None,
     ) -> None:
         self.types = {k.lower(): v for k, v in types.items()}
         self.by_path: dict[str, FileRow] = {}
@@ -104,9 +115,27 @@ class Rows:
             self.by_path[path] = FileRow(path, size, mtime_ns // 1_000_000, ctimes[path])
         for note in notes:
             self.by_path[note[0]], titles[note[0]] = _note_row(note, ctimes.get(note[0]))
-        for path in self.by_path:
-            self._add_names(path, _name_entries(path, titles.get(path, [])))
+        # A partial Rows (`source`: one query's candidates) reads names and other rows lazily.
+        self.source = source
+        self._asked: set[str] = set()  # name keys read
+        self._read: set[str] = set()  # paths read
+        self._titles: dict[str, list[str]] = {}
+        if source is None:
+            for path in self.by_path:
+                self._add_names(path, _name_entries(path, titles.get(path, [])))
         self._order()
+
+    def fill(self, notes: Sequence[tuple[Any, ...]], files: Sequence[tuple[str, int, int, int]]
+             ) -> None:  # fmt: skip
+        """A partial Rows' rows: exactly these (a query's candidates), in path order."""
+        ctimes = {f[0]: f[3] // 1_000_000 for f in files}
+        fresh = {f[0]: FileRow(f[0], f[1], f[2] // 1_000_000, ctimes[f[0]]) for f in files}
+        for note in notes:
+            fresh[note[0]] = _note_row(note, ctimes.get(note[0]))[0]
+        self.by_path.update(fresh)
+        self._read.update(fresh)
+        self.paths = sorted(fresh)
+        self.rows = [fresh[p] for p in self.paths]
 
     def _order(self) -> None:
         self.paths = sorted(self.by_path)
@@ -186,7 +215,47 @@ class Rows:
     def other(self, path: str | None) -> FileRow | None:
         """Another row, read by an expression (its result then lasts one `epoch`)."""
         self.cross += 1
-        return self.by_path.get(path or "")
+        return self.get(path)
+
+    def get(self, path: str | None) -> FileRow | None:
+        """The row of a path; a partial Rows reads one it does not hold."""
+        row = self.by_path.get(path or "")
+        if row is None and path and self.source is not None and path not in self._read:
+            self._read.add(path)
+            notes, files = self.source.base_rows_at([path])
+            ctimes = {f[0]: f[3] // 1_000_000 for f in files}
+            for f in files:
+                self.by_path[f[0]] = FileRow(f[0], f[1], f[2] // 1_000_000, ctimes[f[0]])
+            for note in notes:
+                self.by_path[note[0]] = _note_row(note, ctimes.get(note[0]))[0]
+            row = self.by_path.get(path)
+        return row
+
+    def prefetch(self, keys: set[str]) -> None:
+        """Read at once the names a partial Rows' links may resolve by."""
+        wanted = sorted(keys - self._asked)
+        if self.source is None or not wanted:
+            return
+        self._asked.update(wanted)
+        chosen = set(wanted)
+        for path, title, aliases in self.source.base_name_rows(wanted):
+            titles = [k for k in [title, *aliases] if k]
+            self._titles[path] = titles
+            for key, rank in _name_entries(path, titles):
+                if key in chosen:
+                    self.names.setdefault(key, []).append((rank, path))
+
+    def link_keys(self, text: str) -> set[str]:
+        """Every key that may stand for what `link(text)` resolves to, and its own text."""
+        link = self.link(text)
+        keys = {link.target.lower()}
+        if link.path is None:
+            return keys
+        if link.path in self.entries:
+            return keys | {k for k, _ in self.entries[link.path]}
+        if link.path in self._titles:
+            return keys | {k for k, _ in _name_entries(link.path, self._titles[link.path])}
+        return {""}  # names unknown: any text may hold one
 
     # -- links ----------------------------------------------------------------------------
     def resolve(self, target: str, source: str | None = None) -> str | None:
@@ -199,6 +268,8 @@ class Rows:
             self.unbound += 1
         else:
             self.referrers.setdefault(key, set()).add(source)
+        if self.source is not None:
+            self.prefetch({key})
         found = self.names.get(key)
         if not found:
             return None
@@ -210,7 +281,7 @@ class Rows:
         return min(paths, key=lambda p: (_steps(here, posixpath.dirname(p)), p))
 
     def link(self, text: str, source: str | None = None, display: Any = None) -> Link:
-        m = _WIKILINK.match(text.strip())
+        m = WIKILINK.match(text.strip())
         if m:
             target = m.group(1).strip()
             display = display if display is not None else m.group(2)
@@ -262,7 +333,7 @@ class Rows:
             return {k: self.convert(v, None, source) for k, v in raw.items()}
         if isinstance(raw, str):
             text = raw.strip()
-            if text.startswith(("[[", "![[")) and _WIKILINK.match(text):
+            if text.startswith(("[[", "![[")) and WIKILINK.match(text):
                 return self.link(text, source)
             if kind in DATE_TYPES or (kind is None and text[:1].isdigit()):
                 return parse_date(text) or raw

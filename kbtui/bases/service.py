@@ -13,13 +13,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbtui.bases.errors import BaseError
+from kbtui.bases.prefilter import (
+    Compiler,
+    literal_links,
+    reads_every_row,
+    reads_links,
+    wikilink_targets,
+)
 from kbtui.bases.rows import FileRow, Rows, read_types
-from kbtui.bases.syntax import Base, base_blocks, read_base
+from kbtui.bases.syntax import Base, View, base_blocks, read_base
 from kbtui.bases.views import Result, run_view
+from kbtui.store.graph.links import link_key
 from kbtui.vault.names import slug
 
 if TYPE_CHECKING:
     from kbtui.store import Store
+
+
+# A process answers through SQL, reading only a view's candidates (a CLI call asks once); one
+# that keeps asking (the TUI, the MCP server) reads every row once and keeps it up to date,
+# which answers a small vault faster; a big one's rows stay in the index.
+KEEP_AFTER = 2
+KEEP_UP_TO = 20_000
 
 
 @dataclass
@@ -40,6 +55,26 @@ class BaseService:
         self._states: tuple[set[Any], set[tuple[str, int, int, int]], dict[str, str]] = (
             set(), set(), {})  # fmt: skip
         self._read: dict[str, tuple[int, int, Found]] = {}  # .base path -> (mtime, size, base)
+        self._through_sql = 0  # queries answered through SQL (kbtui.bases.prefilter)
+
+    def partial_rows(self, base: Base, view: View) -> Rows:
+        """The rows one view may match, read through SQL (kbtui.bases.prefilter): a process
+        that holds no rows yet answers without reading the whole vault."""
+        types = read_types(self.vault)
+        rows = Rows([], [], types, self.store)
+        rows.prefetch({link_key(t) for t in literal_links(base)})
+        compiler = Compiler(types, rows.link_keys)
+        cond = compiler.filters(base.filters, view.filters)
+        proofs = compiler.proofs(base.filters, view.filters)
+        notes, files, proven = self.store.base_candidates(cond, [c for _, c in proofs])
+        rows.fill(notes, files)
+        for row in rows.rows:  # what SQL proved is not evaluated again (views.passes' cache)
+            for (key, _), holds in zip(proofs, proven[row.file_path], strict=True):
+                if holds:
+                    row.cache[f"filter:{key}"] = (True, None, 0)
+        links = reads_links(base, view)
+        rows.prefetch({link_key(t) for row in rows.rows for t in wikilink_targets(row, links)})
+        return rows
 
     def rows(self) -> Rows:
         with self._lock:
@@ -76,9 +111,8 @@ class BaseService:
             return self._list_bases()
 
     def _list_bases(self) -> list[dict[str, Any]]:
-        rows = self.rows()
         out = []
-        for path in rows.bases:
+        for path in self._base_paths():
             out.append(self._describe(path))
         for path in self.store.paths_with_base_blocks():
             out.append(self._describe(path))
@@ -93,12 +127,13 @@ class BaseService:
 
     def find(self, name: str) -> str:
         """The vault path of a base named by path, file name or name without `.base`."""
-        rows = self.rows()
         wanted = name.strip().strip("/")
-        if wanted in rows.by_path:
+        if self._rows is not None and wanted in self.rows().by_path:
+            return wanted
+        if self._rows is None and self.store.base_path_of(wanted, by_id=False) == wanted:
             return wanted
         lowered = wanted.lower()
-        candidates = rows.bases
+        candidates = self._base_paths()
         by_id = [p for p in candidates if base_id(p) == wanted]
         if by_id:
             return sorted(by_id)[0]
@@ -132,16 +167,25 @@ class BaseService:
         first_line, yaml_text = blocks[block]
         return Found(path, read_base(yaml_text, first_line))
 
-    def this_row(self, this: str | None, found: Found) -> FileRow | None:
-        rows = self.rows()
+    def _base_paths(self) -> list[str]:
+        """The vault's .base files, from the rows in memory or else from the index."""
+        if self._rows is not None:
+            return self.rows().bases
+        return [p for p in self.store.base_file_paths() if FileRow(p, 0, 0, 0).ext == "base"]
+
+    def this_row(self, this: str | None, found: Found, rows: Rows | None = None) -> FileRow | None:
+        rows = rows or self.rows()
         if this:
-            path = this if this in rows.by_path else rows.resolve(this, None)
+            path = this if rows.get(this) is not None else rows.resolve(this, None)
+            if path is None and rows.source is not None:
+                path = self.store.base_path_of(this)
             if path is None:  # an entity id (kb_search's, the TUI's)
                 path = next((r.file_path for r in rows.rows if r.entity_id == this), None)
-            if path is None or path not in rows.by_path:
+            row = rows.get(path)
+            if row is None:
                 raise BaseError(f"no file {this!r} in the index to be `this`")
-            return rows.by_path[path]
-        return rows.by_path.get(found.path or "")
+            return row
+        return rows.get(found.path)
 
     def query(
         self,
@@ -169,7 +213,18 @@ class BaseService:
         else:
             raise BaseError("give a base file or its YAML")
         chosen = found.base.view(view)
-        return found, run_view(found.base, self.rows(), chosen, self.this_row(this, found), limit)
+        if chosen.error is not None:
+            raise chosen.error
+        if (
+            self._rows is None
+            and not reads_every_row(found.base, chosen)
+            and (self._through_sql < KEEP_AFTER or self.store.vault_file_count() > KEEP_UP_TO)
+        ):
+            self._through_sql += 1
+            rows = self.partial_rows(found.base, chosen)
+        else:
+            rows = self.rows()  # kept in memory and brought up to date change by change
+        return found, run_view(found.base, rows, chosen, self.this_row(this, found, rows), limit)
 
 
 def base_id(path: str) -> str:

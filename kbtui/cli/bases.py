@@ -96,11 +96,15 @@ def render(response: dict[str, Any], fmt: str) -> str:
     rows = response["rows"]
     if fmt == "paths":
         return "".join(r["path"] + "\n" for r in rows)
+    extras = _extras(response)
     if fmt == "json":
-        keyed = [{"path": r["path"], **r["values"]} for r in rows]
+        keyed = [{"path": r["path"], **r["values"], **{k: r.get(k) for k in extras}} for r in rows]
         return json.dumps(keyed, indent=2, ensure_ascii=False) + "\n"
-    header = [c["name"] for c in columns]
-    cells = [[_cell(r["values"].get(c["id"])) for c in columns] for r in rows]
+    header = [c["name"] for c in columns] + [MAP_HEADERS[k] for k in extras]
+    cells = [
+        [_cell(r["values"].get(c["id"])) for c in columns] + [_cell(r.get(k)) for k in extras]
+        for r in rows
+    ]
     if fmt in ("csv", "tsv"):
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
@@ -112,6 +116,22 @@ def render(response: dict[str, Any], fmt: str) -> str:
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
         return "\n".join(lines) + "\n"
     return _table(response, header, cells)
+
+
+# A map view's rows carry where each note sits (Obsidian's Maps plugin: the view's
+# `coordinates` property as [latitude, longitude]) and the marker's icon and colour when the
+# view sets them: printed after the view's own columns.
+MAP_HEADERS = {
+    "coordinates": "Coordinates",
+    "markerIcon": "Marker icon",
+    "markerColor": "Marker color",
+}
+
+
+def _extras(response: dict[str, Any]) -> list[str]:
+    if response.get("type") != "map":
+        return []
+    return [k for k in MAP_HEADERS if k == "coordinates" or any(k in r for r in response["rows"])]
 
 
 def _cell(value: Any) -> str:

@@ -10,7 +10,8 @@ from typing import Any
 from kbtui.config import Settings
 from kbtui.models import IndexReport, Skipped
 from kbtui.store import Store
-from kbtui.vault.files import scan_files, stat_files
+from kbtui.vault.files import is_vault_file, scan_files, stat_files
+from kbtui.vault.scan import is_ignored
 
 
 def sync_files(
@@ -24,6 +25,7 @@ def sync_files(
         rows = scan_files(settings.vault, settings.index_dir)
     else:
         rows = stat_files(settings.vault, paths)
+        report.other_files.extend(p for p in paths if is_ignored(p) and is_vault_file(p))
     with lock:
         store.replace_vault_files(rows, paths or ())
     report.skipped.extend(Skipped(row[0], f"base: {row[4]}") for row in rows if row[4])

@@ -1,5 +1,5 @@
-"""Live watching: file-system events become batches of changed note paths, indexed in the
-background.
+"""Live watching: file-system events become batches of changed vault paths (notes, and any
+other file for its `file.*` facts), indexed in the background.
 
 Two parts, each testable alone:
 - `ChangeBatcher` filters events (what the scanner ignores is ignored here too), debounces them
@@ -37,7 +37,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from kbtui.vault.files import is_vault_file
-from kbtui.vault.scan import IGNORED_DIRS, is_ignored
+from kbtui.vault.scan import IGNORED_DIRS
 
 log = logging.getLogger("kbtui.watcher")
 
@@ -132,9 +132,10 @@ class ChangeBatcher:
         self.add_paths(rel for p in ends if p and (rel := self.relative(p)) is not None)
 
     def add_paths(self, paths: Iterable[str]) -> None:
-        """Queue vault-relative paths; ignored ones (hidden folders, files other than notes
-        and .base files) are dropped."""
-        notes = [p for p in paths if not is_ignored(p) or (is_vault_file(p) and _is_base(p))]
+        """Queue vault-relative paths; those in hidden or tool folders are dropped. Every other
+        file counts, notes or not: a .zip or .psd is a `file.*` row of the index
+        (kbtui.indexing.files_sync) that a base over attachments lists."""
+        notes = [p for p in paths if is_vault_file(p)]
         if not notes:
             return
         with self._lock:
@@ -282,10 +283,6 @@ class VaultWatcher:
             self._callback(batch)
         except Exception:
             log.exception("change callback failed")
-
-
-def _is_base(path: str) -> bool:
-    return path.lower().endswith(".base")
 
 
 def _inside(path: str, folder: str) -> bool:

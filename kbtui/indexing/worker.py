@@ -192,9 +192,10 @@ class IndexWorker:
         if report.chunks_embedded or report.new or report.changed:
             give_back_freed_memory()  # what embedding a batch freed (~100 MB)
         self.state = "idle"
-        if report.new or report.changed or report.deleted or report.renamed:
+        changed = report.new or report.changed or report.deleted or report.renamed
+        if changed or report.other_files:
             self.last_change = time.time()
-        if report.new or report.changed or report.deleted or report.renamed or report.skipped:
+        if changed or report.skipped or report.other_files:
             log.info("indexed %s", _summary(report))
 
     def _progress(self, phase: str, done: int, total: int) -> None:
@@ -221,6 +222,7 @@ def _summary(report: IndexReport) -> dict[str, Any]:
         "changed": len(report.changed),
         "deleted": len(report.deleted),
         "renamed": len(report.renamed),
+        "other_files": len(report.other_files),
         "unchanged": report.unchanged,
         "skipped": len(report.skipped),
         "chunks_embedded": report.chunks_embedded,

@@ -6,7 +6,8 @@ Refused before anything runs (a JSON-RPC error body, `id` null, with the HTTP st
 - a bearer token -> 401;
 - the body may not pass `max_body` bytes (declared or sent) -> 413;
 - the body must arrive whole within `body_seconds` -> 408: a client that never finishes its
-  body holds no worker and no session, only its socket until then.
+  body holds no worker and no session, only its socket until then (the head before it has
+  `head_seconds`, kept by the HTTP protocol: kbtui.mcp.head).
 The body is read here (bounded) and handed on, so the log can name the JSON-RPC method and
 tool. Every send of the answer must be taken by the client within `send_seconds`: a reader
 that never reads is cut off, and with it everything its answer held.
@@ -32,8 +33,10 @@ log = logging.getLogger("kbtui.mcp")
 requests_log = logging.getLogger("kbtui.mcp.requests")
 
 MCP_PATH = "/mcp"
+HEAD_SECONDS = 10.0
 BODY_SECONDS = 10.0
 SEND_SECONDS = 30.0
+SEND_CHUNK = 64 * 1024  # an answer is sent in parts of this size, each within send_seconds
 INVALID_REQUEST = -32600
 
 
@@ -42,6 +45,7 @@ class Limits:
     max_body: int
     body_seconds: float = BODY_SECONDS
     send_seconds: float = SEND_SECONDS
+    head_seconds: float = HEAD_SECONDS  # request line and headers (kbtui.mcp.head)
 
 
 class _BodyTooLarge(Exception):
@@ -122,15 +126,30 @@ class Guard:
 
     async def _pass_on(self, scope: Scope, receive: Receive, send: Send, entry: _Entry) -> None:
         seconds = self.limits.send_seconds
+        stalled = False
 
         async def bounded_send(message: Message) -> None:
+            nonlocal stalled
+            if stalled:  # e.g. the SDK answering its own failed send with an error: no more
+                raise _StalledReader
             if message["type"] == "http.response.start":
                 entry.status = message["status"]
+            body = message.get("body", b"")
+            if message["type"] == "http.response.body" and len(body) > SEND_CHUNK:
+                # uvicorn waits for a slow reader only before a send, never after: a whole
+                # answer in one send would sit in memory unbounded by `seconds`
+                more = message.get("more_body", False)
+                for at in range(0, len(body), SEND_CHUNK):
+                    last = at + SEND_CHUNK >= len(body)
+                    part = body[at : at + SEND_CHUNK]
+                    await bounded_send({**message, "body": part, "more_body": more or not last})
+                return
             try:
                 with anyio.fail_after(seconds):
                     await send(message)
             except TimeoutError:
-                entry.status = "reader-stalled"  # the SDK's stream writer catches what follows
+                stalled = True
+                entry.status = "reader-stalled"  # caught below, wherever the SDK lets it go
                 log.info("dropped a client that read nothing for %g s", seconds)
                 raise _StalledReader from None
 
@@ -163,11 +182,24 @@ class Guard:
 
 
 class QuietStalls(logging.Filter):
-    """Drops the SDK's traceback for a stream cut off here (the request log has the line)."""
+    """Drops the SDK's traceback for a stream cut off here (the request log has the line), and
+    shortens the one for a message handed to a session that ended meanwhile (a client's DELETE
+    racing its own `notifications/initialized`: the client already has its 202; a 1 h soak met
+    it once) to one line: neither is a fault of the server's."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return exc is None or not _stalled(exc)
+        if exc is None:
+            return True
+        if isinstance(exc, anyio.ClosedResourceError | anyio.BrokenResourceError):
+            record.msg, record.args = (
+                "%s: the session ended while its message arrived",
+                (record.getMessage(),),
+            )
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            return True
+        return not _stalled(exc)
 
 
 def _stalled(exc: BaseException) -> bool:
@@ -233,11 +265,16 @@ def _short(text: str) -> str:
 
 async def _error(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]]) -> None:
     """A JSON-RPC error (no request id) as the SDK answers its own refusals."""
-    error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
-    body = json.dumps(error).encode()
+    body = error_body(message)
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers + extra})
     await send({"type": "http.response.body", "body": body})
+
+
+def error_body(message: str) -> bytes:
+    """The body of a refusal: a JSON-RPC error with no request id."""
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+    return json.dumps(error).encode()

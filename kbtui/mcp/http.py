@@ -6,10 +6,11 @@ every request passes `kbtui.mcp.guard.Guard` (Host, Origin, token, body size and
 the SDK sees it, and a refused request reaches neither the SDK nor the vault. Binding
 anything but loopback needs `allow_remote`.
 
-Bounds, so no client can hold the server: tool calls run on a fixed pool of threads and are
-answered within `call_seconds` (kbtui.mcp.bounded); at most MAX_SESSIONS sessions (503
-beyond, the SDK's answer) and MAX_CONNECTIONS connections (uvicorn's 503); an idle session
-ends after SESSION_IDLE seconds. Each request is logged to a rotating file in the index
+Bounds, so no client can hold the server: a request's head must arrive within 10 s and its
+body within 10 s more (kbtui.mcp.head, kbtui.mcp.guard); tool calls run on a fixed pool of
+threads and are answered within `call_seconds` (kbtui.mcp.bounded); at most MAX_SESSIONS
+sessions (503 beyond, the SDK's answer) and MAX_CONNECTIONS connections (uvicorn's 503); an
+idle session ends after SESSION_IDLE seconds. Each request is logged to a rotating file in the index
 folder (mcp-http.log), never with its token.
 
 The listening socket is bound before the server starts, so a client may connect at once
@@ -44,6 +45,7 @@ from kbtui.mcp.files import (
     write_record,
 )
 from kbtui.mcp.guard import MCP_PATH, Guard, Limits, QuietStalls, requests_log
+from kbtui.mcp.head import head_bound
 from kbtui.mcp.server import build_server
 from kbtui.runtime.runtime import VaultHandle
 
@@ -112,6 +114,11 @@ def build_app(
         max_request_body_size=limits.max_body,
         session_idle_timeout=SESSION_IDLE,
         max_sessions=MAX_SESSIONS,
+        # each answer as one JSON body rather than an SSE stream of one event: half the
+        # event loop's CPU a call (load_http.py --cpu). A tool here sends nothing before its
+        # answer (no progress, no request to the client), so nothing is lost; the session's
+        # own GET stream is still SSE.
+        json_response=True,
     )
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -190,8 +197,10 @@ class HttpServer:
         self.host, self.port = host, int(self.socket.getsockname()[1])
         self.hosts = allowed_hosts(host, self.port, extra_hosts)
         self.calls = BoundedCalls(workers, call_seconds)
+        limits = limits or Limits(MAX_BODY)
         config = uvicorn.Config(
-            build_app(handle, token, self.hosts, self.calls, limits or Limits(MAX_BODY)),
+            build_app(handle, token, self.hosts, self.calls, limits),
+            http=head_bound(limits.head_seconds),  # h11, with a deadline for each head
             lifespan="on",
             log_level="warning",
             timeout_graceful_shutdown=3,

@@ -348,7 +348,7 @@ class OwnerServer:
             if not isinstance(name, str) or not (args is None or isinstance(args, dict)):
                 raise BadRequest("call takes a tool name and an args object")
             runtime.wait_until_read(name)  # before the lock: the first pass needs it
-            with runtime.open_lock():  # closed: VaultClosed, answered `owner_closing`
+            with runtime.open_lock(name):  # closed: VaultClosed, answered `owner_closing`
                 return runtime.call(name, args)
         if method == "note_page":
             start, size = _int(params.get("start")), _int(params.get("size"))

@@ -13,17 +13,20 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kbtui.config import Settings
 from kbtui.models import IndexReport
 from kbtui.runtime.index_state import FIRST_READ_WAIT, WITH_INDEX_STATE, annotate, index_state
 from kbtui.runtime.traffic import CallTraffic
-from kbtui.tools.catalog import PUBLISHED
+from kbtui.tools.catalog import PUBLISHED, READS
 from kbtui.tools.envelope import UnavailableError, failure
 
 START_DELAY = 1.0  # s: the longest a deferred start waits for the first answer
+# Calls that run under the store's read lock only, beside a save's statements (issue 33,
+# kbtui/store/file/access.py): they change nothing but usage counters held in memory.
+BESIDE_SAVES = READS | {"app_search", "app_facets", "app_list_entities", "app_entity_labels"}
 
 if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
     from kbtui.embed import Embedder
@@ -54,9 +57,10 @@ class VaultClosed(RuntimeError):
 
 class VaultRuntime:
     """The process that owns a vault's index: the knowledge base, its background indexer and
-    the watcher, started and stopped as one. They share one lock around the store (DuckDB
-    connections are not safe for concurrent use from threads). Every front end that owns the
-    vault (the MCP server, the TUI) reaches the query layer through `call`."""
+    the watcher, started and stopped as one. They share the store's lock (`lock`: one writer
+    at a time, kbtui/store/file/access.py); reads (BESIDE_SAVES) take only its read lock and
+    run beside a save's statements. Every front end that owns the vault (the MCP server, the
+    TUI) reaches the query layer through `call`."""
 
     def __init__(
         self,
@@ -72,11 +76,11 @@ class VaultRuntime:
 
         self.settings = settings
         self.embedder = embedder
-        self.lock = threading.RLock()
         self.traffic = CallTraffic()
         self.kb = KnowledgeBase.open(
             settings, embedder, approximate, self._released, self.traffic.pause
         )
+        self.lock = self.kb.store.lock
         self.worker = IndexWorker(
             settings, self.kb.store, embedder, self.lock, after_pass=self._after_pass
         )
@@ -140,7 +144,7 @@ class VaultRuntime:
             return self._call_locked(name, args)
 
     def _call_locked(self, name: str, args: dict[str, Any] | None) -> dict[str, Any]:
-        with self.lock:
+        with self._lock_for(name):
             if self._closed:
                 closed = UnavailableError(f"the index of {self.settings.vault} is closed")
                 return failure(closed, spec.empty if (spec := PUBLISHED.get(name)) else None)
@@ -153,18 +157,22 @@ class VaultRuntime:
         self._answered.set()
         return answer
 
+    def _lock_for(self, name: str | None) -> AbstractContextManager[Any]:
+        """The read lock for a read (beside a save), else the store lock."""
+        return self.lock.read if name in BESIDE_SAVES else self.lock
+
     @contextmanager
     def _released(self) -> Iterator[None]:
         """The store lock let go, however deep this thread holds it, and taken back: for a
         tool that reads only files or values it read before (VaultParts.released). The
         unlinked-mentions scan of a 6.6k-note vault held it 2-28 s, stalling every search and
         save. Meanwhile the work is long work: it pauses for other calls (traffic.py)."""
-        state = self.lock._release_save()  # type: ignore[attr-defined]  # as Condition does
+        state = self.lock._release_save()  # both locks, as this thread holds them
         try:
             with self.traffic.long_work():
                 yield
         finally:
-            self.lock._acquire_restore(state)  # type: ignore[attr-defined]
+            self.lock._acquire_restore(state)
 
     def wait_until_read(self, name: str) -> None:
         """On a vault that had no notes indexed, a read that arrives before the first pass
@@ -178,16 +186,17 @@ class VaultRuntime:
         self.worker.vault_read.wait(max(0.0, self._read_deadline - time.monotonic()))
 
     @contextmanager
-    def open_lock(self) -> Iterator[None]:
-        """Hold the store lock while the index is open; `VaultClosed` (nothing will run)
-        once it is closed. The owner's socket server runs calls inside it."""
-        with self.lock:
+    def open_lock(self, name: str | None = None) -> Iterator[None]:
+        """Hold the store lock (the read lock for tool `name` if it is a read) while the
+        index is open; `VaultClosed` (nothing will run) once it is closed. The owner's
+        socket server runs calls inside it."""
+        with self._lock_for(name):
             self._check_open()
             yield
 
     def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]:
         """Notes `start:start+size` by entity id (id, title, type, path), and how many exist."""
-        with self.lock:
+        with self.lock.read:  # beside a save
             self._check_open()
             ids = sorted(entity_id for entity_id, *_ in self.kb.store.note_states().values())
             page = ids[start : start + size]
@@ -197,7 +206,7 @@ class VaultRuntime:
     def status(self) -> dict[str, Any]:
         """What the background indexer is doing and what the index holds; like `note_page`
         and `reindex`, raises `VaultClosed` once the runtime is closed."""
-        with self.lock:
+        with self.lock.read:  # beside a save: the TUI polls it every second
             self._check_open()
             stats = {**self.kb.store.stats(), **self.kb.store.pdf_summary()}
         index = self.worker.status()

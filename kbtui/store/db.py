@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 from array import array
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Sequence
+from contextlib import suppress
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import numpy as np
 
 from kbtui.models import NoteWrite
 from kbtui.store.file import pool, recover
+from kbtui.store.file.access import StoreAccess, StoreLock
 from kbtui.store.file.clean_close import closed_cleanly, forget
 from kbtui.store.file.clean_close import record as record_clean_close
 from kbtui.store.file.extensions import extension_path
@@ -69,16 +70,19 @@ def _column(values: list[Any]) -> np.ndarray:
     return np.asarray(values, dtype=np.str_)
 
 
-class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, EmbeddingWrites,
-            VaultFileQueries, MapQueries):  # fmt: skip
-    """One open index file. Not thread-safe: give each thread its own cursor.
+class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries,
+            EmbeddingWrites, VaultFileQueries, MapQueries):  # fmt: skip
+    """One open index file. Use it under `lock` (file/access.py): the store lock to write,
+    its read lock alone to read beside a save (through the read cursor).
 
-    `generation` counts this process's writes, so in-memory indexes know when to re-sync.
+    `generation` counts this process's writes, so in-memory indexes know when to re-sync;
+    it moves at a write's COMMIT, under the read lock.
     """
 
     def __init__(self, db_path: Path, read_only: bool = False) -> None:
         self.path = db_path
         self.read_only = read_only
+        self.lock = StoreLock()
         self.generation = 0
         self.text_generation = 0  # counts writes of notes and chunks only
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
@@ -132,6 +136,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 self._check_and_read(checked)
             drop_table_pages(self.con)
             self.con.execute(f"SET memory_limit = '{limit}'")
+            self.open_read_cursor()
         except duckdb.Error as exc:
             self.con.close()
             raise recover.classified(exc, self.path) from exc
@@ -150,7 +155,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         if self._chunk_cache is not None:
             self._chunk_cache.close()
         facts = None if self.read_only else self._facts_at_close()
-        self.con.close()
+        self.close_connections()
         if not self.read_only:
             record_clean_close(self.path)
             if facts is not None:
@@ -182,36 +187,6 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self._ensure_index_id()
         self._check_graph()
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All or nothing. A Ctrl-C that DuckDB turns into "Query interrupted" inside it is
-        raised as the KeyboardInterrupt it was (not a traceback), after the rollback."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            yield
-            self.con.execute("COMMIT")
-        except BaseException as exc:
-            self._meta_seen.clear()  # values set inside are undone
-            with suppress(duckdb.Error):  # nothing to roll back if the COMMIT went through
-                self.con.execute("ROLLBACK")
-            if _interrupted(exc):
-                raise KeyboardInterrupt from exc
-            raise
-
-    def meta(self, key: str) -> str | None:
-        """A meta value, remembered until set_meta or a rollback: every answer's `index`
-        reads the model's name, and a query per call cost ~4 ms under load (issue 33)."""
-        if key in self._meta_seen:
-            return self._meta_seen[key]
-        row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
-        value = self._meta_seen[key] = None if row is None else str(row[0])
-        return value
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._meta_seen.pop(key, None)  # a failed write must not leave a value remembered
-        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
-        self._meta_seen[key] = value
-
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self.con.execute(sql, list(params)).fetchone()
         return None if row is None else row[0]
@@ -240,62 +215,77 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         self.flush_usage()  # renamed notes carry their usage rows
         old_ids = sorted({w.note.entity_id for w in batch} | {r for w in batch for r in w.replaces})
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        self.generation += 1
-        self.text_generation += 1
-        with self.transaction():
-            old_keys = self._old_keys(old_ids)
-            created = dict(
-                self.con.execute(
-                    "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
-                    [old_ids],
-                ).fetchall()
-            )
-            first_cid = self._next_cid
-            self._insert_chunks(batch)
-            hashes = sorted({h for w in batch for h in w.chunk_hashes})
-            reused = self._reuse_vectors(hashes, first_cid)
-            self.set_meta("next_cid", str(self._next_cid))  # ids are never handed out again
-            self._delete_entities(old_ids, before_cid=first_cid)
-            self.carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
-            rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}
-            for w in batch:
-                n = w.note
-                carried = [created[i] for i in (n.entity_id, *w.replaces) if i in created]
-                values = (
-                    n.entity_id,
-                    n.path,
-                    n.type,
-                    n.name,
-                    n.title,
-                    n.folder,
-                    json.dumps(n.frontmatter, ensure_ascii=False),
-                    json.dumps(list(n.aliases), ensure_ascii=False),
-                    w.state.size,
-                    w.state.mtime_ns,
-                    w.file_hash,
-                    w.chunk_size,
-                    w.chunk_overlap,
-                    (min(carried) if carried else now).isoformat(),
-                    now.isoformat(),
-                )
-                for key, value in zip(NOTE_COLUMNS, values, strict=True):
-                    rows[key].append(value)
-            self._bulk_insert("notes", rows, select=NOTE_SELECT)
-            insert_facts(self._bulk_insert, batch)
-            self._write_names(old_ids, batch)
-            self._relink(sorted({*old_ids, *(w.note.entity_id for w in batch)}), old_keys)
+        first_cid = next_cid = self._next_cid  # published at the COMMIT: readers see the old
+        try:
+            with self.transaction(beside_readers=True):
+                next_cid, reused = self._write_notes(batch, old_ids, now, first_cid)
+        finally:  # under the read lock again; ids are never handed out twice, even rolled back
+            self._next_cid = max(self._next_cid, next_cid)
+            self.generation += 1
+            self.text_generation += 1
         self._log_vectors(reused)
         self._sized_for = follow_growth(self.con, self._sized_for, self._next_cid)
 
+    def _write_notes(
+        self, batch: Sequence[NoteWrite], old_ids: list[str], now: dt.datetime, first_cid: int
+    ) -> tuple[int, list[int]]:
+        """write_notes' statements, beside readers: the database and local values only.
+        Returns the next chunk id and the chunks given an older chunk's vector."""
+        old_notes = self._notes_before(old_ids)
+        created = dict(
+            self.con.execute(
+                "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
+                [old_ids],
+            ).fetchall()
+        )
+        next_cid = self._insert_chunks(batch, first_cid)
+        hashes = sorted({h for w in batch for h in w.chunk_hashes})
+        reused = self._reuse_vectors(hashes, first_cid)
+        self.set_meta("next_cid", str(next_cid))  # ids are never handed out again
+        self._delete_entities(old_ids, before_cid=first_cid)
+        self.carry_usage([(old, w.note.entity_id) for w in batch for old in w.replaces])
+        rows: dict[str, list[Any]] = {k: [] for k in NOTE_COLUMNS}
+        for w in batch:
+            n = w.note
+            carried = [created[i] for i in (n.entity_id, *w.replaces) if i in created]
+            values = (
+                n.entity_id,
+                n.path,
+                n.type,
+                n.name,
+                n.title,
+                n.folder,
+                json.dumps(n.frontmatter, ensure_ascii=False),
+                json.dumps(list(n.aliases), ensure_ascii=False),
+                w.state.size,
+                w.state.mtime_ns,
+                w.file_hash,
+                w.chunk_size,
+                w.chunk_overlap,
+                (min(carried) if carried else now).isoformat(),
+                now.isoformat(),
+            )
+            for key, value in zip(NOTE_COLUMNS, values, strict=True):
+                rows[key].append(value)
+        self._bulk_insert("notes", rows, select=NOTE_SELECT)
+        insert_facts(self._bulk_insert, batch)
+        self._write_names(old_ids, batch)
+        self._relink(old_notes, batch)
+        return next_cid, reused
+
     def delete_notes(self, entity_ids: Sequence[str]) -> None:
-        self.generation += 1
-        self.text_generation += 1
         ids = list(entity_ids)
-        with self.transaction():
-            old_keys = self._old_keys(ids)
-            self._delete_entities(ids)
-            self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids])
-            self._relink(ids, old_keys)
+        try:
+            with self.transaction(beside_readers=True):
+                old_notes = self._notes_before(ids)
+                self._delete_entities(ids)
+                self.con.execute(
+                    "DELETE FROM entity_names WHERE list_contains(?, entity_id)", [ids]
+                )
+                self._relink(old_notes)
+        finally:
+            self.generation += 1
+            self.text_generation += 1
 
     def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
         limit = before_cid if before_cid is not None else self._next_cid
@@ -311,7 +301,8 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
         for table in ("notes", *FACT_TABLES):
             self.con.execute(f"DELETE FROM {table} WHERE list_contains(?, entity_id)", [ids])
 
-    def _insert_chunks(self, batch: Sequence[NoteWrite]) -> None:
+    def _insert_chunks(self, batch: Sequence[NoteWrite], cid: int) -> int:
+        """Rows of chunks and postings, ids from `cid` on; returns the next free id."""
         cols: dict[str, list[Any]] = {
             k: []
             for k in (
@@ -338,8 +329,6 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             for chunk, chash, terms, length, visible, skip in zip(
                 w.chunks, w.chunk_hashes, w.chunk_terms, w.chunk_lengths, shown, skips, strict=True
             ):
-                cid = self._next_cid
-                self._next_cid += 1
                 for key, value in (
                     ("cid", cid),
                     ("chunk_id", f"{w.note.entity_id}_chunk_{chunk.index}"),
@@ -358,6 +347,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                 post_term.extend(terms.keys())
                 post_cid.extend([cid] * len(terms))
                 post_tf.extend(terms.values())
+                cid += 1
         if cols["cid"]:
             self._bulk_insert("chunks", cols, select=CHUNK_SELECT)
         if post_term:
@@ -369,6 +359,7 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
                     "tf": np.asarray(post_tf, dtype=np.int32),
                 },
             )
+        return cid
 
     def _bulk_insert(
         self, table: str, columns: dict[str, Any], extra_null: int = 0, select: str = "*"
@@ -391,10 +382,3 @@ class Store(SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries, Embe
             "schema_version": SCHEMA_VERSION,
             "db_bytes": self.path.stat().st_size if self.path.exists() else 0,
         }
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """DuckDB's answer to a SIGINT during a query (InterruptException, or RuntimeError)."""
-    if isinstance(exc, duckdb.InterruptException):
-        return True
-    return isinstance(exc, RuntimeError) and "interrupted" in str(exc).lower()

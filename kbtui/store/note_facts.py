@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbtui.models import NoteWrite
-from kbtui.store.graph.links import link_key
+from kbtui.store.graph.links import link_rows
 
 FACT_TABLES = ("tags", "links", "tasks")  # every row keyed by entity_id
 _TASK_FIELDS = ("line", "status", "text", "due", "scheduled", "start", "done", "priority")
@@ -19,20 +19,7 @@ def insert_facts(
     """Insert the tags, links and tasks of `batch` (their old rows are already gone)."""
     tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
     bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
-    links = [
-        (
-            w.note.entity_id,
-            lk.target,
-            lk.rel,
-            lk.heading,
-            lk.label,
-            link_key(lk.target),
-            lk.form,
-            link_key(lk.via) if lk.via else "",
-        )
-        for w in batch
-        for lk in w.note.links
-    ]
+    links = link_rows(batch)
     names = ("e", "t", "r", "h", "l", "k", "f", "v")
     bulk_insert("links", {k: [lk[i] for lk in links] for i, k in enumerate(names)})
     tasks = [(w.note.entity_id, t) for w in batch for t in w.note.tasks]

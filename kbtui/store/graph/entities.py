@@ -2,8 +2,8 @@
 
 Relationships are derived from the `links` table the way Obsidian resolves links (how: see
 kbtui.store.graph.links; when several notes share a name, the nearest wins). Derived data is
-kept current incrementally: when notes change, only relationships touching them, and links
-whose target names them (old or new names), are recomputed. Usage statistics (Q-values) live
+kept current incrementally: a write derives again only the rows it can change (which ones:
+kbtui.store.graph.relink). Usage statistics (Q-values) live
 apart, keyed by entity id, so re-indexing content never resets them.
 """
 
@@ -17,6 +17,7 @@ import duckdb
 
 from kbtui.models import NoteWrite
 from kbtui.store.graph import paths as graph_paths
+from kbtui.store.graph import relink
 from kbtui.store.graph.links import (
     NAME_PRIORITY,
     REL_TYPES,
@@ -49,12 +50,6 @@ class GraphStore(UsageStore):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
-    def _old_keys(self, ids: Sequence[str]) -> list[str]:
-        rows = self.con.execute(
-            "SELECT DISTINCT key FROM entity_names WHERE list_contains(?, entity_id)", [list(ids)]
-        ).fetchall()
-        return [r[0] for r in rows]
-
     def _write_names(self, ids: Sequence[str], batch: Sequence[NoteWrite]) -> None:
         self.con.execute("DELETE FROM entity_names WHERE list_contains(?, entity_id)", [list(ids)])
         rows = [(w.note.entity_id, key, kind) for w in batch for key, kind in note_keys(w)]
@@ -67,62 +62,14 @@ class GraphStore(UsageStore):
             },
         )
 
-    def _relink(self, ids: Sequence[str], old_keys: Sequence[str]) -> None:
-        """Recompute relationships touching `ids` and links whose target named them, and
-        the path tables' edges of every entity whose relationships were rewritten."""
-        keys = sorted(set(old_keys) | set(self._old_keys(ids)))
-        params = {"ids": list(ids), "keys": keys}
-        self.con.execute(
-            """CREATE OR REPLACE TEMP TABLE _relink AS
-               SELECT unnest($ids) AS entity_id
-               UNION SELECT DISTINCT entity_id FROM links
-               WHERE list_contains($keys, key) OR list_contains($keys, via)""",
-            params,
-        )
-        # A canvas edge is a relationship between two other notes (its cards' files): the
-        # ends of a touched canvas's edges, before and after, are derived again too.
-        if self._scalar("SELECT count(*) FROM _relink WHERE starts_with(entity_id, 'canvas:')"):
-            self._canvas_ends()
-        self.con.execute("""
-            DELETE FROM relationships WHERE source_id IN (SELECT entity_id FROM _relink)
-                OR target_id IN (SELECT entity_id FROM _relink)""")
-        # every relationship touching _relink is new now: kept apart for the path tables
-        self.con.execute(
-            "CREATE OR REPLACE TEMP TABLE _new_relationships AS FROM relationships LIMIT 0"
-        )
-        self._insert_relationships(
-            "l.entity_id IN (SELECT entity_id FROM _relink)", into="_new_relationships"
-        )
-        self._insert_relationships(
-            "l.entity_id NOT IN (SELECT entity_id FROM _relink) AND (l.key IN (SELECT key FROM "
-            "entity_names WHERE entity_id IN (SELECT entity_id FROM _relink)) OR l.via IN "
-            "(SELECT key FROM entity_names WHERE entity_id IN (SELECT entity_id FROM _relink)))",
-            "(r.entity_id IN (SELECT entity_id FROM _relink) OR "
-            "l.source IN (SELECT entity_id FROM _relink))",
-            into="_new_relationships",
-        )
-        self.con.execute("INSERT INTO relationships FROM _new_relationships")
-        # what Obsidian's link commands read: every key a touched note links by, again
-        self.con.execute("DELETE FROM link_dest WHERE entity_id IN (SELECT entity_id FROM _relink)")
-        self.con.execute(insert_link_dest_sql("l.entity_id IN (SELECT entity_id FROM _relink)"))
-        row = self.con.execute("SELECT list(hash(entity_id)) FROM _relink").fetchone()
-        graph_paths.update(self.con, row[0] if row and row[0] else [], "_new_relationships")
-        self.con.execute("DROP TABLE _new_relationships")
-        self.con.execute("DROP TABLE _relink")
+    def _notes_before(self, ids: Sequence[str]) -> relink.Notes:
+        """Before a write of `ids`: what `_relink` compares them with afterwards."""
+        return relink.before(self.con, ids)
 
-    def _canvas_ends(self) -> None:
-        """Add to _relink the notes at either end of the edges of the canvases in it."""
-        self.con.execute("""
-            INSERT INTO _relink
-            WITH gone AS (SELECT source_id, target_id FROM relationships
-                          WHERE ends_with(lower(origin), '.canvas') AND (
-                              origin NOT IN (SELECT path FROM notes) OR origin IN (
-                              SELECT path FROM notes WHERE entity_id IN (FROM _relink))))
-            SELECT source_id FROM gone UNION SELECT target_id FROM gone
-            UNION SELECT e.entity_id FROM links l JOIN entity_names e
-                ON e.key = l.via OR e.key = l.key
-            WHERE l.via <> '' AND l.entity_id IN (FROM _relink)
-            EXCEPT SELECT entity_id FROM _relink""")
+    def _relink(self, old: relink.Notes, batch: Sequence[NoteWrite] = ()) -> None:
+        """After a write (of `batch`; of nothing for a delete): the relationships, link_dest
+        rows and path edges it can change, derived again (kbtui.store.graph.relink)."""
+        relink.relink(self.con, old, relink.after(batch))
 
     def _insert_relationships(
         self, links_where: str, target_where: str = "TRUE", into: str = "relationships"
@@ -172,15 +119,20 @@ class GraphStore(UsageStore):
         self, entity_id: str, direction: str, rel_type: str | None, limit: int
     ) -> list[dict[str, Any]]:
         """Relationships of one entity. The filter is on the hashed keys, one scan per
-        direction: an OR of two string comparisons scans 1M relationships 6x slower."""
+        direction: an OR of two string comparisons scans 1M relationships 6x slower.
+        `hash($id)` is folded into a constant when the query is planned (no query of its
+        own: each costs a round trip)."""
         scans = {
-            "outgoing": ["source_key = $key"],
-            "incoming": ["target_key = $key"],
-            "both": ["source_key = $key", "target_key = $key AND source_key <> $key"],
+            "outgoing": ["source_key = hash($id)"],
+            "incoming": ["target_key = hash($id)"],
+            "both": [
+                "source_key = hash($id)",
+                "target_key = hash($id) AND source_key <> hash($id)",
+            ],
         }[direction]
         picked = " UNION ALL ".join(f"SELECT * FROM relationships WHERE {s}" for s in scans)
         where = "(r.source_id = $id OR r.target_id = $id)"
-        params: dict[str, Any] = {"id": entity_id, "key": self._key(entity_id), "limit": limit}
+        params: dict[str, Any] = {"id": entity_id, "limit": limit}
         if rel_type:
             where += " AND r.type = $type"
             params["type"] = rel_type
@@ -201,10 +153,12 @@ class GraphStore(UsageStore):
             return []
         picked = "SELECT * FROM relationships"
         params: dict[str, Any] = {"ids": list(rel_ids)}
-        if among:  # list_contains: 3x faster than an IN subquery at 1M relationships
-            picked += """ WHERE list_contains($keys::UBIGINT[], source_key)
-                          AND list_contains($keys::UBIGINT[], target_key)"""
-            params["keys"] = self._keys(among)
+        if among:  # list_contains: 3x faster than an IN subquery at 1M relationships; the
+            # keys are hashed as the query is planned (a constant list, as a parameter was)
+            keys = "list_transform($among, e -> hash(e))::UBIGINT[]"
+            picked += f""" WHERE list_contains({keys}, source_key)
+                           AND list_contains({keys}, target_key)"""
+            params["among"] = list(among)
         rows = self.con.execute(
             f"WITH r AS ({picked}) {_REL_SELECT} WHERE r.rel_id IN (SELECT unnest($ids))",
             params,

@@ -9,6 +9,8 @@ Obsidian; a note at the root is reached by its name like any other.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kbtui.models import NoteWrite
 
 # Frontmatter keys that name a spec relationship type; other link-bearing keys become
@@ -68,6 +70,25 @@ def note_keys(write: NoteWrite) -> list[tuple[str, str]]:
         keys += [("/".join(parts[i:]), "suffix") for i in range(1, len(parts) - 1)]
     keys += [(note.title, "title")] + [(a, "alias") for a in note.aliases]
     return [(link_key(k), kind) for k, kind in keys if link_key(k)]
+
+
+def link_rows(batch: Sequence[NoteWrite]) -> list[tuple[str, str, str, str, str, str, str, str]]:
+    """The `links` rows of `batch`, in the table's column order (kbtui.store.graph.relink
+    compares them with the rows a note had)."""
+    return [
+        (
+            w.note.entity_id,
+            lk.target,
+            lk.rel,
+            lk.heading,
+            lk.label,
+            link_key(lk.target),
+            lk.form,
+            link_key(lk.via) if lk.via else "",
+        )
+        for w in batch
+        for lk in w.note.links
+    ]
 
 
 def _resolution(links_where: str, names: str, notes: str) -> tuple[str, str]:

@@ -5,7 +5,7 @@ joins on them, and INTEGER columns compress ~8x better than the UBIGINT hash key
 made a scan of the edges 3 ms instead of 24 ms at 1M relationships). `graph_edges` holds
 each related pair once per direction with the smallest rel_id between them and `b`'s key
 (for tie-breaks), sorted by `a` when rebuilt. Both are derived from `relationships` in the
-transaction that changes it (`update` for the entities a write touched, `rebuild` after
+transaction that changes it (kbtui.store.graph.relink for the pairs a write touched, `rebuild` after
 bulk changes), so the first search after a change pays nothing. No index: a persisted ART
 index failed WAL replay in the crash suite (tests/test_crash.py), which compares these
 tables with a fresh build; as ties never depend on node numbers, equal tables give equal
@@ -29,8 +29,6 @@ instead of walking back cost twice as much.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import duckdb
 
@@ -117,53 +115,6 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
            WHERE r.x <> r.y
            GROUP BY ALL ORDER BY 1, 2"""
     )
-
-
-def update(con: duckdb.DuckDBPyConnection, keys: Sequence[int], touching: str) -> None:
-    """Re-derive the edges of the entities with these keys after their relationships were
-    rewritten; `touching` is a (small, temporary) table holding every relationship that
-    touches them now. Every other edge stays. Finding those relationships again in
-    `relationships` cost 60-100 ms at 1M rows (a filter on 20 keys is evaluated per row),
-    so the writer hands over the rows it has just inserted."""
-    if not keys:
-        return
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _path_keys AS SELECT DISTINCT unnest($keys) AS key",
-        {"keys": [int(k) for k in keys]},
-    )
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE _path_rels AS
-            SELECT source_key AS x, target_key AS y, source_id AS x_id, target_id AS y_id,
-                   rel_id
-            FROM {touching}"""
-    )
-    con.execute(
-        """INSERT INTO graph_nodes
-           SELECT (SELECT coalesce(max(node), 0) FROM graph_nodes)
-                  + row_number() OVER (ORDER BY key), key, entity_id
-           FROM (SELECT key, any_value(entity_id) AS entity_id FROM (
-                     SELECT x AS key, x_id AS entity_id FROM _path_rels
-                     UNION ALL SELECT y, y_id FROM _path_rels) GROUP BY key) t
-           WHERE NOT EXISTS (SELECT 1 FROM graph_nodes g WHERE g.key = t.key)"""
-    )
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE _path_nodes AS
-           SELECT node FROM graph_nodes WHERE key IN (SELECT key FROM _path_keys)"""
-    )
-    con.execute(
-        """DELETE FROM graph_edges WHERE a IN (SELECT node FROM _path_nodes)
-                                      OR b IN (SELECT node FROM _path_nodes)"""
-    )
-    con.execute(
-        """INSERT INTO graph_edges
-           SELECT na.node, nb.node, nb.key, min(r.rel_id) FROM (
-               SELECT x, y, rel_id FROM _path_rels UNION ALL SELECT y, x, rel_id FROM _path_rels) r
-           JOIN graph_nodes na ON na.key = r.x JOIN graph_nodes nb ON nb.key = r.y
-           WHERE r.x <> r.y
-           GROUP BY ALL ORDER BY 1, 2"""
-    )
-    for table in ("_path_keys", "_path_rels", "_path_nodes"):
-        con.execute(f"DROP TABLE {table}")
 
 
 def shortest_path(

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,7 @@ class UsageStore:
     con: duckdb.DuckDBPyConnection
     _pending_uses: dict[str, PendingUse]
     _pending_since: float
+    may_write: Callable[[], AbstractContextManager[bool]]  # StoreAccess'
 
     def record_usage(self, ids: Sequence[str], reward: float, alpha: float, count: bool) -> None:
         """q <- q + alpha * (reward - q), starting from 0.5; `count` bumps accessCount."""
@@ -69,7 +71,15 @@ class UsageStore:
         return rows
 
     def flush_usage(self) -> None:
-        """Write pending uses: update the rows that exist, insert the others."""
+        """Write pending uses: update the rows that exist, insert the others. Not from a
+        reader beside a save (file/access.py): the save writes them when it starts."""
+        if not self._pending_uses:
+            return
+        with self.may_write() as allowed:
+            if allowed:
+                self._write_usage()
+
+    def _write_usage(self) -> None:
         pending = self._pending_uses
         if not pending:
             return

@@ -3,25 +3,38 @@ note's properties, tags and links in one read."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import duckdb
 import numpy as np
 
+from kbtui.store.queries.base_rows import BaseRowQueries
 
-class VaultFileQueries:
+
+class VaultFileQueries(BaseRowQueries):
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
     generation: int
+    transaction: Callable[..., AbstractContextManager[None]]  # StoreAccess'
 
     def replace_vault_files(
         self, rows: Sequence[tuple[str, int, int, int, str | None]], paths: Sequence[str] = ()
     ) -> None:
         """Write (path, size, mtime_ns, ctime_ns, problem) rows: all of them when `paths` is
         empty (a whole-vault scan), else only those paths (a watcher batch; a path without a
-        row is gone)."""
+        row is gone). One transaction, beside readers (file/access.py)."""
+        try:
+            with self.transaction(beside_readers=True):
+                self._write_vault_files(rows, paths)
+        finally:  # under the read lock again
+            self.generation += 1
+
+    def _write_vault_files(
+        self, rows: Sequence[tuple[str, int, int, int, str | None]], paths: Sequence[str]
+    ) -> None:
         if paths:
             self.con.execute("DELETE FROM vault_files WHERE list_contains($p, path)",
                              {"p": list(paths)})  # fmt: skip
@@ -44,7 +57,6 @@ class VaultFileQueries:
                 )
             finally:
                 self.con.unregister("_vf")
-        self.generation += 1
 
     def vault_file_rows(self) -> list[tuple[str, int, int, int]]:
         """(path, size, mtime_ns, ctime_ns) of every file the last scan found."""

@@ -52,7 +52,10 @@ class EmbeddingWrites:
 
     def set_meta(self, key: str, value: str) -> None: ...
 
-    def transaction(self) -> AbstractContextManager[None]:
+    def transaction(self, beside_readers: bool = False) -> AbstractContextManager[None]:
+        raise NotImplementedError  # Store's
+
+    def beside_readers(self) -> AbstractContextManager[None]:
         raise NotImplementedError  # Store's
 
     def _bump_vectors_epoch(self) -> None: ...  # SideState's
@@ -76,15 +79,17 @@ class EmbeddingWrites:
         """(cid, title, heading, shown text) of chunks still waiting for a vector, the most
         recently modified notes first (what a person likely wants early), in note order.
         Chunks not worth a vector (`not_embedded`, kbtui.vault.meaning) never wait."""
-        rows = self.con.execute(
-            """
-            SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
-            JOIN notes n USING (entity_id)
-            WHERE c.cid >= ? AND c.embedding IS NULL AND c.not_embedded IS NULL
-            ORDER BY n.mtime_ns DESC, c.cid LIMIT ?
-            """,
-            [self._pending_from, limit],
-        ).fetchall()
+        since = self._pending_from
+        with self.beside_readers():  # a read: searches go on (~5-25 ms a save under load)
+            rows = self.con.execute(
+                """
+                SELECT c.cid, n.title, c.heading, coalesce(c.shown, c.content) FROM chunks c
+                JOIN notes n USING (entity_id)
+                WHERE c.cid >= ? AND c.embedding IS NULL AND c.not_embedded IS NULL
+                ORDER BY n.mtime_ns DESC, c.cid LIMIT ?
+                """,
+                [since, limit],
+            ).fetchall()
         if not rows:
             self._pending_from = self._next_cid
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
@@ -187,10 +192,10 @@ class EmbeddingWrites:
         return [int(r[0]) for r in given]
 
     def set_embeddings(self, cids: Sequence[int], vectors: np.ndarray) -> None:
+        """Store these vectors in one transaction, beside readers (file/access.py)."""
         n = len(cids)
         if n == 0:
             return
-        self.generation += 1
         flat = {
             "r": np.repeat(np.asarray(cids, dtype=np.int64), EMBED_DIM),
             "j": np.tile(np.arange(EMBED_DIM, dtype=np.int16), n),
@@ -198,7 +203,7 @@ class EmbeddingWrites:
         }
         self.con.register("_vec", flat)
         try:
-            with self.transaction():
+            with self.transaction(beside_readers=True):
                 rewritten = self.con.execute(
                     """SELECT count(*) FROM chunks WHERE embedding IS NOT NULL
                        AND cid IN (SELECT r FROM _vec)"""
@@ -210,6 +215,7 @@ class EmbeddingWrites:
                         SELECT r, array_agg(v ORDER BY j)::FLOAT[{EMBED_DIM}] AS e
                         FROM _vec GROUP BY r) AS s
                     WHERE chunks.cid = s.r""")
-        finally:
+        finally:  # under the read lock again
+            self.generation += 1
             self.con.unregister("_vec")
         self._log_vectors(cids)

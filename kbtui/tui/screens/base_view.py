@@ -1,5 +1,7 @@
-"""A base opened in the TUI: its views as tabs, the view's rows as a table (groups as
-header lines, summaries under it); Enter opens the row's note; `s`/`S` or a click on a header
+"""A base opened in the TUI: its views as tabs, the view's rows laid out as the view's type
+says (a table; a list view as a bulleted list and a cards view as a grid of cards, see
+kbtui.tui.widgets.base_layouts; a map view as a table with each row's coordinates), groups as
+header lines, summaries under it; Enter opens the row's note; `s`/`S` or a click on a header
 sort by a column (inside each group), as Obsidian's column menu does. Everything comes from
 the base_query tool, like the CLI and MCP."""
 
@@ -15,18 +17,9 @@ from textual.widgets import DataTable, Static, Tab, Tabs
 
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
+from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Card, Groups, cell
 
 ROW_LIMIT = 1000
-
-
-def cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ", ".join(cell(v) for v in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def sort_key(value: Any) -> tuple[int, float | str]:
@@ -66,6 +59,8 @@ class BaseScreen(KbScreen):
         yield Static(id="base-title")
         yield Tabs(id="base-tabs")
         yield DataTable(id="base-table", cursor_type="row", zebra_stripes=True)
+        yield BaseList(id="base-list")
+        yield BaseCards(id="base-cards")
         yield Static(id="base-summary")
 
     def on_mount(self) -> None:
@@ -119,9 +114,9 @@ class BaseScreen(KbScreen):
         if self.this:
             args["this"] = self.this
         answer = self.kb.tool("base_query", args)
-        self.app.call_from_thread(self.show, answer)
+        self.app.call_from_thread(self.call_later, self.show, answer)  # async: tabs mount
 
-    def show(self, answer: dict[str, Any]) -> None:
+    async def show(self, answer: dict[str, Any]) -> None:
         title = self.query_one("#base-title", Static)
         if not answer.get("ok"):
             title.update(Text(f"{self.base}: {answer.get('message')}", style="red"))
@@ -133,9 +128,9 @@ class BaseScreen(KbScreen):
             self.views = list(answer["views"])
             tabs = self.query_one("#base-tabs", Tabs)
             with tabs.prevent(Tabs.TabActivated):  # the first tab added is not a choice
-                tabs.clear()
+                await tabs.clear()
                 for i, name in enumerate(self.views):
-                    tabs.add_tab(Tab(name, id=f"view-{i}"))
+                    await tabs.add_tab(Tab(name, id=f"view-{i}"))
         tabs = self.query_one("#base-tabs", Tabs)
         with tabs.prevent(Tabs.TabActivated):
             tabs.active = f"view-{self.views.index(self.view_name)}"
@@ -145,35 +140,68 @@ class BaseScreen(KbScreen):
         self._fill(answer)
 
     def _fill(self, answer: dict[str, Any]) -> None:
+        first = self.answer is None or self.answer.get("view") != answer.get("view")
         self.answer = answer
-        table = self.query_one("#base-table", DataTable)
-        table.clear(columns=True)
-        columns = answer["columns"]
+        columns, rows = answer["columns"], answer["rows"]
         if self.sort_by and self.sort_by[0] not in {c["id"] for c in columns}:
             self.sort_by = None
-        for column in columns:
-            arrow = ""
-            if self.sort_by and self.sort_by[0] == column["id"]:
-                arrow = " ▼" if self.sort_by[1] else " ▲"
-            table.add_column(column["name"] + arrow, key=column["id"])
-        rows = answer["rows"]
         self.row_ids = {r["path"]: r.get("id", "") for r in rows}
         order = [(g, g["rows"]) for g in answer["groups"]] or [(None, range(len(rows)))]
-        for group, indices in order:
-            if group is not None:
-                label = Text(
-                    f"▸ {group['label'] or '(empty)'} ({len(group['rows'])})", style="bold"
-                )
-                table.add_row(label, *[""] * (len(columns) - 1), key=f"group:{group['label']}")
-            for i in self._sorted(rows, indices):
-                row = rows[i]
-                table.add_row(*(cell(row["values"].get(c["id"])) for c in columns), key=row["path"])
+        groups: Groups = [(group, self._sorted(rows, indices)) for group, indices in order]
+        kind = answer.get("type")
+        table = self.query_one("#base-table", DataTable)
+        shown = {"list": BaseList, "cards": BaseCards}.get(kind or "", DataTable)
+        for widget in (table, self.query_one(BaseList), self.query_one(BaseCards)):
+            widget.display = isinstance(widget, shown)
+        if kind == "list":
+            self.query_one(BaseList).show(answer, groups)
+            if first:
+                self.query_one(BaseList).focus()
+        elif kind == "cards":
+            cards = self.query_one(BaseCards)
+            cards.show(answer, groups)
+            if first:
+                cards.focus_card()
+        else:
+            self._fill_table(table, answer, groups)
+            if isinstance(self.focused, (Card, BaseList)):
+                table.focus()  # from a list or cards view: its widget is hidden now
         named = {c["id"]: c["name"] for c in columns}
         lines = [
             f"{s['summary']} of {named.get(pid, pid)}: {cell(s['value'])}"
             for pid, s in answer["summaries"].items()
         ]
+        if self.sort_by and kind in ("list", "cards"):  # no header to carry the arrow
+            arrow = "▼" if self.sort_by[1] else "▲"
+            lines.insert(0, f"sorted by {named.get(self.sort_by[0])} {arrow}")
         self.query_one("#base-summary", Static).update(Text("\n".join(lines), style="dim"))
+
+    def _fill_table(self, table: DataTable[Any], answer: dict[str, Any], groups: Groups) -> None:
+        """A table view; a map view too, its rows' coordinates (latitude, longitude) last."""
+        table.clear(columns=True)
+        columns = answer["columns"]
+        for column in columns:
+            arrow = ""
+            if self.sort_by and self.sort_by[0] == column["id"]:
+                arrow = " ▼" if self.sort_by[1] else " ▲"
+            table.add_column(column["name"] + arrow, key=column["id"])
+        is_map = answer.get("type") == "map"
+        if is_map:
+            table.add_column("Coordinates", key="coordinates")
+        rows = answer["rows"]
+        width = len(columns) + is_map
+        for group, indices in groups:
+            if group is not None:
+                label = Text(
+                    f"▸ {group['label'] or '(empty)'} ({len(group['rows'])})", style="bold"
+                )
+                table.add_row(label, *[""] * (width - 1), key=f"group:{group['label']}")
+            for i in indices:
+                row = rows[i]
+                values = [cell(row["values"].get(c["id"])) for c in columns]
+                if is_map:
+                    values.append(", ".join(str(x) for x in row.get("coordinates") or []))
+                table.add_row(*values, key=row["path"])
 
     def _sorted(self, rows: list[dict[str, Any]], indices: Any) -> list[int]:
         if self.sort_by is None:

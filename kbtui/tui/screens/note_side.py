@@ -1,17 +1,20 @@
 """The note view's Obsidian panels, toggled by their keys: the outline (`O`) and the files
-linking to the note as Obsidian counts them (`B`); and opening a note at a line (a task's)."""
+linking to the note as Obsidian counts them (`B`); opening a note at a line (a task's); and
+the bases it embeds, drawn under their lines (kbtui.tui.widgets.base_embed)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note_rename import RenameNote
+from kbtui.tui.widgets.base_embed import EMBED_ROWS, BaseEmbed, Embed, base_embeds, place_embeds
 from kbtui.tui.widgets.note_panels import backlink_options, block_holding, outline_options
 from kbtui.tui.widgets.results import EntityList
 
@@ -71,3 +74,30 @@ class ObsidianPanels(RenameNote):
         if block is not None:
             scroll = self.query_one("#note-body-scroll", VerticalScroll)
             scroll.scroll_to_widget(block, animate=False, top=True)
+
+    # -- embedded bases --------------------------------------------------------------------
+    def show_base_embeds(self, entity_id: str, content: str) -> None:
+        """Draw the bases the note embeds (after its body is drawn, which removed the old)."""
+        embeds = base_embeds(content)
+        if embeds:
+            self.load_embeds(entity_id, embeds)
+
+    @work(thread=True, exclusive=True, group="note-embeds")
+    def load_embeds(self, entity_id: str, embeds: list[Embed]) -> None:
+        drawn = []
+        for base, view in embeds:
+            args: dict[str, Any] = {"file": base, "this": entity_id, "limit": EMBED_ROWS}
+            if view:
+                args["view"] = view
+            drawn.append(((base, view), self.kb.tool("base_query", args)))
+        self.app.call_from_thread(self._place_embeds, entity_id, drawn)
+
+    def _place_embeds(self, entity_id: str, drawn: list[tuple[Embed, dict[str, Any]]]) -> None:
+        if entity_id == self.entity_id:
+            place_embeds(self.query_one("#note-body", Markdown), drawn)
+
+    @on(BaseEmbed.Opened)
+    def _open_embed(self, event: BaseEmbed.Opened) -> None:
+        """The whole view, `this` still the note (the link in the text does the same)."""
+        event.stop()
+        self.app.push_screen(BaseScreen(event.base, event.view, this=self.entity_id))

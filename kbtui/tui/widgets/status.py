@@ -18,6 +18,8 @@ CHANGE_KINDS = ("new", "changed", "deleted", "renamed")
 def pass_summary(last_pass: dict[str, Any]) -> str | None:
     """What a background pass changed, in counts (the status says no more), or None."""
     changes = [f"{last_pass[k]} {k}" for k in CHANGE_KINDS if last_pass.get(k)]
+    if last_pass.get("other_files"):  # a .zip or .psd: only a base over files shows it
+        changes.append(f"{last_pass['other_files']} other files")
     return ", ".join(changes) or None
 
 

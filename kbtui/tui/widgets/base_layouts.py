@@ -1,0 +1,237 @@
+"""A base view's rows drawn as Obsidian lays them out (help: Bases > Layouts): a list view as a
+bulleted list, each note followed by its other properties; a cards view as a grid of cards,
+the cover image named where a terminal cannot draw it, then the title and the properties.
+Groups are header lines in both. The rows come from the base_query answer the screen holds."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, VerticalScroll
+from textual.events import Resize
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from kbtui.tui.messages import OpenNote
+
+Groups = list[tuple[dict[str, Any] | None, list[int]]]  # (group or None, row indices in order)
+CARD_WIDTH = 28  # columns a card takes, its border and gap included
+CARDS_SHOWN = 200  # a widget per card: past this the screen says how many more there are
+HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
+MD_IMAGE = re.compile(r"!?\[([^\]]*)\]\(([^)]*)\)")
+WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(cell(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def row_title(row: dict[str, Any], columns: list[dict[str, str]]) -> str:
+    """The primary item: the view's first property (Obsidian: the one at the top of the
+    Properties menu), else the file's name."""
+    first = cell(row["values"].get(columns[0]["id"])) if columns else ""
+    return first or row["path"].rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def image_label(value: Any) -> Text | None:
+    """What stands for a card's cover where no image can be drawn: a colour swatch for a hex
+    code, the alt text of a link that has one, else the file's name (a URL's last part)."""
+    text = cell(value).strip()
+    if not text:
+        return None
+    if HEX.fullmatch(text):
+        return Text.assemble(("██████", text), f" {text}")
+    alt = ""
+    if (md := MD_IMAGE.search(text)) is not None:
+        alt, text = md.group(1), md.group(2)
+    elif (wiki := WIKI.search(text)) is not None:
+        alt, text = wiki.group(2) or "", wiki.group(1)
+    name = text.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or text
+    return Text(f"▨ {alt or name}", style="italic")
+
+
+def group_label(group: dict[str, Any]) -> Text:
+    return Text(f"▸ {group['label'] or '(empty)'} ({len(group['rows'])})", style="bold")
+
+
+class BaseList(OptionList):
+    """A list view: a bullet per note, its primary property, then the others after it
+    separated by commas (the help's default separator); Enter opens the note."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[dict[str, Any]] = []
+
+    def show(self, answer: dict[str, Any], groups: Groups) -> None:
+        columns, rows = answer["columns"], answer["rows"]
+        options: list[Option] = []
+        for group, indices in groups:
+            if group is not None:
+                options.append(Option(group_label(group), disabled=True))
+            for i in indices:
+                row = rows[i]
+                line = Text.assemble("• ", (row_title(row, columns), "bold"))
+                rest = [cell(row["values"].get(c["id"])) for c in columns[1:]]
+                if any(rest):
+                    line.append("  " + ", ".join(r for r in rest if r), style="dim")
+                options.append(Option(line, id=f"{i}"))
+        highlighted = self.highlighted
+        self.clear_options()
+        self.add_options(options)
+        first = next((n for n, o in enumerate(options) if not o.disabled), None)
+        keep = highlighted if highlighted is not None and highlighted < len(options) else None
+        self.highlighted = keep if keep is not None and not options[keep].disabled else first
+        self.rows = rows
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            entity_id = self.rows[int(event.option.id)].get("id")
+            if entity_id:
+                self.post_message(OpenNote(entity_id))
+
+
+class Card(Static, can_focus=True):
+    """One note's card; the arrows move between cards as they stand in the grid."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(0, -1)", "Card above", show=False),
+        Binding("down", "move(0, 1)", "Card below", show=False),
+        Binding("left", "move(-1, 0)", "Card left", show=False),
+        Binding("right", "move(1, 0)", "Card right", show=False),
+        Binding("enter", "open", "Open note", id="base.card_open"),
+    ]
+
+    def __init__(self, row: dict[str, Any], body: Text, place: tuple[int, int]) -> None:
+        super().__init__(body, classes="base-card")
+        self.row = row
+        self.place = place  # (group number, index in the group)
+
+    def action_move(self, dx: int, dy: int) -> None:
+        for layout in self.ancestors:
+            if isinstance(layout, BaseCards):
+                layout.move(self, dx, dy)
+                return
+
+    def action_open(self) -> None:
+        if self.row.get("id"):
+            self.post_message(OpenNote(self.row["id"]))
+
+    def on_click(self) -> None:
+        self.focus()
+
+
+class BaseCards(VerticalScroll):
+    """A cards view: per group a header and a grid of cards as wide as the screen allows."""
+
+    DEFAULT_CSS = """
+    BaseCards { height: 1fr; }
+    BaseCards > Grid { height: auto; grid-gutter: 0 1; grid-rows: auto; }
+    BaseCards .base-card {
+        height: auto; border: round $panel-lighten-2; padding: 0 1; width: 100%;
+    }
+    BaseCards .base-card:focus { border: round $accent; background: $boost; }
+    BaseCards .base-group { margin: 1 0 0 0; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cards: list[list[Card]] = []
+
+    @property
+    def columns(self) -> int:
+        return max(1, (self.size.width - 2) // CARD_WIDTH)
+
+    def show(self, answer: dict[str, Any], groups: Groups) -> None:
+        columns, rows = answer["columns"], answer["rows"]
+        at = self.focused_place()
+        self.remove_children()
+        self.cards = []
+        shown = 0
+        for g, (group, indices) in enumerate(groups):
+            if group is not None:
+                self.mount(Static(group_label(group), classes="base-group"))
+            cards: list[Card] = []
+            for i in indices[: max(0, CARDS_SHOWN - shown)]:
+                cards.append(Card(rows[i], card_body(rows[i], columns), (g, len(cards))))
+            shown += len(cards)
+            grid = Grid(*cards)
+            grid.styles.grid_size_columns = self.columns
+            self.mount(grid)
+            self.cards.append(cards)
+        if len(rows) > shown:
+            left = len(rows) - shown
+            self.mount(Static(Text(f"{left} more cards not drawn", style="dim")))
+        if at is not None:  # a refresh after a save: the same place, not the top
+            self.focus_card(at)
+
+    def focused_place(self) -> tuple[int, int] | None:
+        focused = self.screen.focused
+        return (
+            focused.place if isinstance(focused, Card) and focused.parent in self.children else None
+        )
+
+    def focus_card(self, place: tuple[int, int] = (0, 0)) -> None:
+        """Focus the card at (group, index), the nearest one there is, once it is mounted."""
+        g, i = place
+        cards = self.cards[g] if g < len(self.cards) and self.cards[g] else None
+        if cards is None:
+            cards = next((c for c in self.cards if c), None)
+            i = 0
+        if cards:
+            self.call_after_refresh(cards[min(i, len(cards) - 1)].focus)
+
+    def on_resize(self, event: Resize) -> None:
+        for grid in self.query(Grid):
+            grid.styles.grid_size_columns = self.columns
+
+    def move(self, card: Card, dx: int, dy: int) -> None:
+        """Left/right: the card before/after (on to the next row); up/down: the same column a
+        row away, across group headers."""
+        g, i = card.place
+        cols = self.columns
+        if dx:
+            flat = [c for group_cards in self.cards for c in group_cards]
+            at = flat.index(card) + dx
+            target = flat[at] if 0 <= at < len(flat) else None
+        else:
+            target = None
+            j, here = i + dy * cols, self.cards[g]
+            if 0 <= j < len(here):
+                target = here[j]
+            elif dy > 0 and (i // cols + 1) * cols < len(here):
+                target = here[-1]  # a shorter last row below: its last card
+            else:
+                h = g + dy
+                while 0 <= h < len(self.cards) and not self.cards[h]:
+                    h += dy
+                if 0 <= h < len(self.cards):
+                    other = self.cards[h]
+                    col = i % cols
+                    row_start = 0 if dy > 0 else (len(other) - 1) // cols * cols
+                    target = other[min(row_start + col, len(other) - 1)]
+        if target is not None:
+            target.focus()
+            target.scroll_visible()
+
+
+def card_body(row: dict[str, Any], columns: list[dict[str, str]]) -> Text:
+    """The cover (named), the title, then each other property as "name value"."""
+    lines: list[Text] = []
+    if "image" in row:
+        lines.append(image_label(row.get("image")) or Text("▨ (no image)", style="dim italic"))
+    lines.append(Text(row_title(row, columns), style="bold"))
+    for column in columns[1:]:
+        value = cell(row["values"].get(column["id"]))
+        if value:
+            lines.append(Text.assemble((column["name"], "dim"), " ", value))
+    return Text("\n").join(lines)
