@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import random
+import selectors
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -71,24 +71,72 @@ def stats(vault: Path) -> dict[str, int]:
     return json.loads(out.stdout) if out.returncode == 0 else {}
 
 
+# `kbtui index` with a hold after its first committed batch of vectors: it says how many
+# it embedded, then waits until its own Ctrl-C handler has run before going on, so the
+# interrupt provably arrives mid-embedding however loaded the machine (no sleep, no race
+# with the end of the pass). Everything else is the real command: model, DuckDB, signal.
+HELD_INDEX = """
+import sys, threading
+from kbtui import cli
+
+handled = threading.Event()
+handle, checked = cli._CtrlC._handle, cli._CtrlC.checked
+
+def handle_then_release(self, signum, frame):
+    try:
+        handle(self, signum, frame)
+    finally:
+        handled.set()
+
+def held(self, progress):
+    inner, first = checked(self, progress), []
+
+    def hold(phase, done, total):
+        if phase == "embed" and done > 0 and not first:
+            first.append(done)
+            print(f"embedded {done}", flush=True)
+            handled.wait(timeout=600)
+        inner(phase, done, total)
+
+    return hold
+
+cli._CtrlC._handle, cli._CtrlC.checked = handle_then_release, held
+cli.main(args=sys.argv[1:], prog_name="kbtui")
+"""
+
+
+def first_line(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
+    """The child's first line of output, or b"" if it ends or says nothing in `timeout` s."""
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        return proc.stdout.readline() if sel.select(timeout) else b""
+
+
 def test_ctrl_c_keeps_what_was_embedded_and_the_next_pass_goes_on(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "vault")
     first = subprocess.Popen(
-        kbtui(vault, "index"), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-c", HELD_INDEX, "--vault", str(vault), "index"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # asked of the indexing process over its socket
-        if stats(vault).get("embedded", 0) > 0 or first.poll() is not None:
-            break
-        time.sleep(0.1)
-    assert first.poll() is None, "the pass ended before it could be interrupted"
-    first.send_signal(signal.SIGINT)
-    _, err = first.communicate(timeout=60)
+    try:
+        line = first_line(first, timeout=300)
+        assert line.startswith(b"embedded "), (line, first.poll())
+        assert first.poll() is None, "the pass ended before it could be interrupted"
+        held = int(line.split()[1])
+        assert held > 0
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
     assert first.returncode == 130, err.decode()
     assert b"interrupted" in err and b"Traceback" not in err, err.decode()
     after = stats(vault)
     done, total = after["embedded"], after["chunks"]
-    assert 0 < done < total
+    assert held <= done < total  # the batch committed before Ctrl-C is kept, the rest waits
     again = subprocess.run(kbtui(vault, "index", "--json"), cwd=REPO, capture_output=True)
     assert again.returncode == 0, again.stderr.decode()
     report = json.loads(again.stdout)
