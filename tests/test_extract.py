@@ -293,11 +293,12 @@ def _synthetic_vault(n: int) -> list[KnownEntity]:
 
 def test_speed() -> None:
     """Goals: a 100k-entity gazetteer builds in < 2 s, a 2,000-character note extracts in
-    < 50 ms. Asserted with a 5x margin (shared CI machines); the figures are printed."""
+    < 50 ms. Asserted on this thread's CPU time (a loaded machine stretches wall time, not
+    CPU time) with a 5x margin; the figures are printed."""
     entities_ = _synthetic_vault(100_000)
-    started = time.perf_counter()
+    started = time.thread_time()
     gaz = Gazetteer(entities_)
-    build = time.perf_counter() - started
+    build = time.thread_time() - started
     note = (
         "Andrei Klodius met with Priya Raman at Vector Studio to plan the Atlas rewrite, which "
         "depends on SQLite and Rust. Sarah Chen from Google is leading the TensorFlow migration "
@@ -306,12 +307,13 @@ def test_speed() -> None:
     text = (note * 20)[:2000]
     timings = []
     for _ in range(7):
-        started = time.perf_counter()
+        started = time.thread_time()
         found = extract(text, gaz)
-        timings.append(time.perf_counter() - started)
+        timings.append(time.thread_time() - started)
     median = sorted(timings)[3]
     print(
-        f"\ngazetteer build {build:.2f} s for {len(gaz)}; extract 2000 chars {median * 1000:.1f} ms"
+        f"\ngazetteer build {build:.2f} s CPU for {len(gaz)}; "
+        f"extract 2000 chars {median * 1000:.1f} ms CPU"
     )
     assert found.relationships
     assert build < 2.0 * 5

@@ -150,20 +150,21 @@ def test_an_edited_map_keeps_its_shape_from_the_previous_layout() -> None:
 
 
 def test_layout_of_200_nodes_is_quick() -> None:
-    """The goal is <= 150 ms (bench/graph_layout.py measures it); the test allows for load."""
+    """The goal is <= 150 ms (bench/graph_layout.py measures it); the test bounds this
+    thread's CPU time, which a loaded machine does not stretch as it does wall time."""
     hood = made_up(200, seed=5)
-    started = time.perf_counter()
+    started = time.thread_time()
     layout(hood, seed=99)
-    assert time.perf_counter() - started < 1.5
+    assert time.thread_time() - started < 1.5
 
 
 def test_a_full_small_terminal_draws_quickly() -> None:
     """200 labels cannot all fit in 80x24: the ones left over must not search for long (this
-    took 3.4 s before labels were placed row by row; ~40 ms now)."""
+    took 3.4 s before labels were placed row by row; ~40 ms now). CPU time, not wall time."""
     placed = layout(made_up(200, seed=9))
-    started = time.perf_counter()
+    started = time.thread_time()
     frame = draw(placed, 80, 24)
-    assert time.perf_counter() - started < 1.0 and 60 < len(frame.boxes) < 200
+    assert time.thread_time() - started < 1.0 and 60 < len(frame.boxes) < 200
 
 
 def test_nearest_goes_the_way_the_arrow_points() -> None:

@@ -167,7 +167,8 @@ def test_an_older_index_follows(hub_kb: KnowledgeBase, real_embedder: FastEmbedd
 )
 def test_a_megabyte_of_unclosed_markup_stays_linear(text: str) -> None:
     """Guards against runaway scans (each was seconds to minutes when every "<" or "`"
-    searched to the end of the note); ~0.3 s each measured, 5 s is the alarm."""
-    started = time.perf_counter()
+    searched to the end of the note); ~0.3 s each measured, 5 s is the alarm. CPU time of
+    this thread, not wall time: a loaded machine must not set the alarm off."""
+    started = time.thread_time()
     HiddenText(text).shown()
-    assert time.perf_counter() - started < 5.0
+    assert time.thread_time() - started < 5.0
