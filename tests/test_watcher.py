@@ -160,15 +160,19 @@ def test_the_worker_merges_batches_and_indexes_them(tmp_path: Path) -> None:
     assert worker.status()["state"] == "stopped"
 
 
-class SlowEmbedder(HashEmbedder):
-    """Takes its time per batch and says when the first one started."""
+class HeldEmbedder(HashEmbedder):
+    """Says when its first batch started and holds it until `release` is set, so a stop is
+    provably asked mid-pass however loaded the machine; counts its batches."""
 
     def __init__(self) -> None:
         self.started = threading.Event()
+        self.release = threading.Event()
+        self.calls = 0
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
         self.started.set()
-        time.sleep(0.3)
+        self.release.wait(20)
         return super().embed(texts)
 
 
@@ -182,14 +186,15 @@ def test_stop_ends_a_pass_at_the_next_batch(
         (vault / f"note{i}.md").write_text(f"# Note {i}\nSome text about topic {i}.\n")
     settings = Settings.for_vault(vault)
     store = Store(settings.db_path)
-    embedder = SlowEmbedder()
+    embedder = HeldEmbedder()
     worker = IndexWorker(settings, store, embedder, threading.RLock())
     try:
         worker.start()
         assert embedder.started.wait(20)
-        asked = time.monotonic()
-        assert worker.stop(10)
-        assert time.monotonic() - asked < 2  # one batch, not the other nine
+        worker.request_stop()  # while the first of ten batches is in the model
+        embedder.release.set()
+        assert worker.stop(20)
+        assert embedder.calls <= 2  # the batch in the model, at most one more: not all ten
         assert store.count_embedded() < 20 and store.count_pending() > 0
         Indexer(settings, store, HashEmbedder()).run()  # the next start finishes the job
         assert store.count_pending() == 0 and store.note_count() == 20
