@@ -56,8 +56,11 @@ async def test_the_tui_uses_a_running_server_and_takes_over(servers: Servers) ->
                 await pilot.pause(0.05)
             await settle(pilot)
             assert isinstance(app.screen, SearchScreen)
-            await pilot.pause(0.5)  # a status poll has come back from the owner
-            status = str(app.screen.query_one(StatusBar).render())
+            deadline = time.monotonic() + 30  # until a status poll came back from the owner
+            status = ""
+            while f"via pid {server_pid}" not in status and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+                status = str(app.screen.query_one(StatusBar).render())
             assert f"via pid {server_pid}" in status, status
             await type_text(pilot, "Zephyr firmware")
             await settle(pilot)
