@@ -186,7 +186,7 @@ async def test_the_palette_opens_a_base(base_runtime: VaultRuntime) -> None:
         await settle(pilot)
         await pilot.press("ctrl+p")
         await type_text(pilot, "open base concepts")
-        await pilot.pause(0.5)
+        await settle(pilot)  # the palette's search worker is done: no race with enter
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BaseScreen) and app.screen.base == "Concepts.base"

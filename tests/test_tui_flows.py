@@ -235,7 +235,7 @@ async def test_palette_opens_a_note(runtime: VaultRuntime) -> None:
         await settle(pilot)
         await pilot.press("ctrl+p")
         await type_text(pilot, "tomas lind")
-        await pilot.pause(0.5)
+        await settle(pilot)  # the palette's search worker is done: no race with enter
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen)
