@@ -62,3 +62,62 @@ def test_search_through_the_owner_loads_neither_duckdb_nor_the_model(
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["results"], "the owner answered with results"
         assert heavy == []
+
+
+# A read-only command that opens the index itself still leaves out what only other commands
+# use: the graph map's layout (igraph) and SVG writer (xml.sax -> urllib.request), the watcher
+# (watchdog: a one-shot command watches nothing), the entity extractor, and the model when
+# the command needs no vector (onnxruntime/fastembed). Start-up time is what a user notices.
+NOT_FOR_READS = (
+    "igraph",
+    "watchdog",
+    "onnxruntime",
+    "fastembed",
+    "urllib.request",
+    "xml.sax.saxutils",
+    "kbtui.graphmap.layout",
+    "kbtui.graphmap.svg",
+    "kbtui.indexing.watcher",
+    "kbtui.graph.extract",
+)
+READS_PROBE = f"""
+import sys
+from kbtui.cli import main
+try:
+    main(sys.argv[1:])
+finally:
+    loaded = sorted(set(sys.modules) & set({NOT_FOR_READS!r}))
+    print("LOADED:" + ",".join(loaded), file=sys.stderr)
+"""
+PROJECTS_BASE = """filters:
+  and:
+    - file.inFolder("projects")
+views:
+  - type: table
+    name: Projects
+    order: [file.name, status]
+"""
+
+
+def test_read_only_commands_load_no_graph_map_watcher_or_model(
+    tmp_path: Path, indexed_example: Settings
+) -> None:
+    vault = Path(shutil.copytree(indexed_example.vault, tmp_path / "vault", symlinks=True))
+    (vault / "Projects.base").write_text(PROJECTS_BASE, encoding="utf-8")
+    commands = {  # each with what its answer shows (the probe ran the real command)
+        "base:query": (["base:query", "Projects.base", "--format", "paths"], "atlas_sync.md"),
+        "bases": (["bases"], ""),  # the new .base is not indexed: only that it ran
+        "search": (["search", "watch project", "--mode", "keyword"], "Vector Watch"),
+    }
+    for label, (args, shown) in commands.items():
+        done = subprocess.run(
+            [sys.executable, "-c", READS_PROBE, *args, "--vault", str(vault)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "KBTUI_VAULT": ""},
+            timeout=120,
+        )
+        assert done.returncode == 0, (label, done.stderr)
+        assert shown in done.stdout, (label, done.stdout)
+        line = [ln for ln in done.stderr.splitlines() if ln.startswith("LOADED:")][-1]
+        assert line == "LOADED:", f"{label} imported {line.removeprefix('LOADED:')}"

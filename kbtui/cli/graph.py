@@ -10,8 +10,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.table import Table
-from rich.text import Text
 
 from kbtui.cli.common import emit, err, json_option, opened_vault, out, vault_option
 from kbtui.cli.vault_links import links_list
@@ -78,6 +76,9 @@ def resolve(kb: SharedVault, given: str) -> str:
 @json_option
 def entity(vault: str | None, name: str, exact: bool, limit: int, as_json: bool) -> None:
     """kg_find_entity: entities by name or alias."""
+    from rich.table import Table  # Rich loads when a table is drawn: --version needs none
+    from rich.text import Text
+
     with opened_vault(vault, need_model=False) as kb:
         response = kb.call("kg_find_entity", {"name": name, "exact": exact, "limit": limit})
     if not emit(response, as_json):
@@ -114,6 +115,9 @@ def neighbors(
     as_json: bool,
 ) -> None:
     """kg_get_neighbors: the entities one relationship away."""
+    from rich.table import Table
+    from rich.text import Text
+
     with opened_vault(vault, need_model=False) as kb:
         entity_id = resolve(kb, entity_ref)
         args: dict[str, Any] = {"entityId": entity_id, "direction": direction, "limit": limit}
@@ -144,6 +148,8 @@ def neighbors(
 @json_option
 def path(vault: str | None, start: str, goal: str, max_hops: int, as_json: bool) -> None:
     """kg_find_path: the shortest chain of relationships between two entities."""
+    from rich.text import Text
+
     with opened_vault(vault, need_model=False) as kb:
         args = {"fromEntityId": resolve(kb, start), "toEntityId": resolve(kb, goal)}
         response = kb.call("kg_find_path", {**args, "maxHops": max_hops})
@@ -177,6 +183,8 @@ def suggest(
 ) -> None:
     """kg_suggest_links: where notes name ENTITY (or any entity) without linking it; the
     total is in the last line, --offset pages through it."""
+    from rich.text import Text
+
     with opened_vault(vault, need_model=False) as kb:
         args: dict[str, Any] = {"limit": limit, "offset": offset}
         if entity_ref:
@@ -206,6 +214,8 @@ def mv(
     """kg_rename_entity: rename or move a note (NEW_NAME: file name without .md, or
     folder/name); every link to it follows. All files change or none. A name another note
     already answers to is refused unless --force."""
+    from rich.text import Text
+
     with opened_vault(vault, need_model=False, model_if_installed=True) as kb:
         args = {
             "entityId": resolve(kb, entity_ref),

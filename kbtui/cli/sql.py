@@ -6,8 +6,6 @@ the file) as the app-only `app_sql` operation, which MCP never publishes."""
 from __future__ import annotations
 
 import click
-from rich.table import Table
-from rich.text import Text
 
 from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
 
@@ -20,6 +18,9 @@ from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
 def sql(vault: str | None, query: str, max_rows: int, as_json: bool) -> None:
     """Run one read-only SELECT over the index (tables: notes, chunks, relationships,
     graph_nodes, graph_edges, ...); statements that write are refused."""
+    from rich.table import Table  # loaded when a table is drawn, not by every command
+    from rich.text import Text
+
     with opened_vault(vault, need_model=False) as kb:
         response = kb.call("app_sql", {"query": query, "max_rows": max_rows})
     if not emit(response, as_json):

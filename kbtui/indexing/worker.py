@@ -9,15 +9,17 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.indexer import Indexer
-from kbtui.indexing.watcher import MAX_PATHS, ChangeBatch
 from kbtui.memory import give_back_freed_memory
 from kbtui.models import IndexReport
 from kbtui.store import Store
+
+if TYPE_CHECKING:  # the watcher (watchdog) loads only where a vault is watched
+    from kbtui.indexing.watcher import ChangeBatch
 
 log = logging.getLogger("kbtui.watcher")
 
@@ -79,6 +81,8 @@ class IndexWorker:
 
     def submit(self, batch: ChangeBatch) -> None:
         """Queue a watcher batch (any thread); merged with whatever is still waiting."""
+        from kbtui.indexing.watcher import MAX_PATHS  # loaded already: the watcher calls this
+
         with self._cond:
             if batch.rescan or len(self._paths) + len(batch.paths) > MAX_PATHS:
                 self._rescan, self._paths = True, set()

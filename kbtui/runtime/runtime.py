@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,8 +31,17 @@ BESIDE_SAVES = READS | {"app_search", "app_facets", "app_list_entities", "app_en
 if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
     from kbtui.embed import Embedder
     from kbtui.indexing.indexer import Progress
+    from kbtui.indexing.watcher import ChangeBatch, VaultWatcher
 
 log = logging.getLogger("kbtui.runtime")
+
+
+def _watcher(settings: Settings, submit: Callable[[ChangeBatch], None]) -> VaultWatcher:
+    """The vault's watcher, imported only where one runs: a one-shot command (base:query,
+    search) does not load watchdog (tests/test_cli_imports.py)."""
+    from kbtui.indexing.watcher import VaultWatcher
+
+    return VaultWatcher(settings.vault, submit, index_dir=settings.index_dir)
 
 
 class VaultHandle(Protocol):
@@ -70,7 +79,6 @@ class VaultRuntime:
         approximate: bool = True,
     ) -> None:
         """`approximate=False` for a one-shot command: exact vector search only (no HNSW)."""
-        from kbtui.indexing.watcher import VaultWatcher
         from kbtui.indexing.worker import IndexWorker
         from kbtui.runtime.knowledge_base import KnowledgeBase
 
@@ -84,11 +92,7 @@ class VaultRuntime:
         self.worker = IndexWorker(
             settings, self.kb.store, embedder, self.lock, after_pass=self._after_pass
         )
-        self.watcher = (
-            VaultWatcher(settings.vault, self.worker.submit, index_dir=settings.index_dir)
-            if watch
-            else None
-        )
+        self.watcher = _watcher(settings, self.worker.submit) if watch else None
         self._closing = threading.Lock()
         self._closed = False
         self._read_deadline: float | None = None

@@ -25,7 +25,7 @@ from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
-from kbtui.tools.graph import context, extract, map_tools
+from kbtui.tools.graph import context, map_tools
 from kbtui.tools.graph.links import LinkTools
 from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.graph.rename import Renamer
@@ -61,6 +61,20 @@ def _writer(name: str) -> Tool:
     return Tool(KG_TOOLS[name], lambda t, a: getattr(t.writer, name)(a))
 
 
+def _extract(t: Toolset, a: dict[str, Any]) -> dict[str, Any]:
+    """kg_extract_*: the entity extractor (kbtui.graph.extract, its gazetteer and rules) is
+    imported on the first such call, so a read-only command does not pay for it."""
+    from kbtui.tools.graph.extract import extract_tool
+
+    return extract_tool(t.writer, a)
+
+
+def _duplicates(t: Toolset, a: dict[str, Any]) -> dict[str, Any]:
+    from kbtui.tools.graph.extract import duplicates_tool
+
+    return duplicates_tool(t.graph, a)
+
+
 def _app(name: str, run: Callable[[VaultParts, dict[str, Any]], dict[str, Any]]) -> Tool:
     return Tool(APP_TOOLS[name], lambda t, a: run(t.parts, a), published=False)
 
@@ -90,9 +104,9 @@ TOOLS: dict[str, Tool] = {
         _writer("kg_create_entity"),
         _writer("kg_create_relationship"),
         _writer("kg_merge_entities"),
-        Tool(KG_TOOLS["kg_extract_from_text"], lambda t, a: extract.extract_tool(t.writer, a)),
-        Tool(KG_TOOLS["kg_extract_from_memory"], lambda t, a: extract.extract_tool(t.writer, a)),
-        Tool(KG_TOOLS["kg_find_duplicates"], lambda t, a: extract.duplicates_tool(t.graph, a)),
+        Tool(KG_TOOLS["kg_extract_from_text"], _extract),
+        Tool(KG_TOOLS["kg_extract_from_memory"], _extract),
+        Tool(KG_TOOLS["kg_find_duplicates"], _duplicates),
         Tool(KG_GRAPH_IMAGE, lambda t, a: map_tools.graph_image(t.parts, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbtui.graphmap.layout import layout
 from kbtui.graphmap.model import Neighbourhood, hood_to_dict
-from kbtui.graphmap.svg import to_svg
 from kbtui.tools.envelope import ok
 from kbtui.tools.graph.map import group_map, neighbourhood, overview
 from kbtui.tools.parts import VaultParts
@@ -19,7 +17,12 @@ def map_data(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def graph_image(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
-    """kg_graph_image: the same layout the terminal draws, as a standalone SVG."""
+    """kg_graph_image: the same layout the terminal draws, as a standalone SVG. The layout
+    (igraph, numpy) and the SVG writer (xml.sax, which loads urllib.request) are imported here:
+    every other command of a fresh process starts without them (tests/test_cli_imports.py)."""
+    from kbtui.graphmap.layout import layout
+    from kbtui.graphmap.svg import to_svg
+
     types = [args["type"]] if args.get("type") else None
     hood = _hood(parts, args.get("entityId"), None, {**args, "types": types})
     title = svg_title(hood)
