@@ -205,7 +205,8 @@ def test_note_with_base_embeds(snap_compare: Snap, tui_vault: Path) -> None:
     (tui_vault / "People.base").write_text(EMBEDDER, encoding="utf-8")
     (tui_vault / "Team.md").write_text(TEAM, encoding="utf-8")
     runtime = open_runtime(tui_vault, HashEmbedder())
-    try:
+    try:  # clusters built once, settled, before the screen's workers race to build them
+        assert runtime.call("get_chunk", {"chunk_id": "note:team_chunk_0"})["ok"]
         assert shot(snap_compare, make_app(runtime), OpenNote("note:team"))
     finally:
         runtime.close()
