@@ -13,7 +13,14 @@ from pathlib import Path
 from kbtui.mcp.guard import Limits
 from kbtui.mcp.http import MAX_BODY, HttpServer
 from kbtui.runtime.runtime import VaultRuntime
-from tests.test_http_limits import log_lines, serve, stop_after, timed_search, wait_for
+from tests.test_http_limits import (
+    log_lines,
+    read_response,
+    serve,
+    stop_after,
+    timed_search,
+    wait_for,
+)
 
 __all__ = ["stop_after"]  # the fixture, used by name
 
@@ -58,22 +65,6 @@ class Dribbler:
     def close(self) -> None:
         self.done.set()
         self.sock.close()
-
-
-def read_response(sock: socket.socket) -> bytes:
-    """One whole response (head and its content-length of body) from `sock`."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        data += sock.recv(65536)
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next(
-        int(line.split(b":", 1)[1])
-        for line in head.split(b"\r\n")
-        if line.lower().startswith(b"content-length:")
-    )
-    while len(body) < length:
-        body += sock.recv(65536)
-    return head + b"\r\n\r\n" + body
 
 
 def test_a_head_dribbled_byte_by_byte_is_cut_off_at_its_deadline(
