@@ -69,3 +69,19 @@ def test_index_reports_a_rename_with_its_brackets(bracket_vault: Path) -> None:
     finally:
         new.rename(old)
         kbtui("index", "--vault", str(bracket_vault))
+
+
+def test_a_dry_run_counts_the_files_that_change(tmp_path: Path) -> None:
+    """The moved note, when nothing in it changes, is neither listed as `0 link(s)` nor
+    counted: `6 link(s) in 7 file(s)` for six links in six notes puzzled a new user."""
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "people" / "Steph Ango.md").write_text("Designer of the zorgon app.\n")
+    (vault / "a.md").write_text("Met [[Steph Ango]] today.\n")
+    (vault / "b.md").write_text("Ask [[Steph Ango|Steph]] about it.\n")
+    assert kbtui("index", "--vault", str(vault)).returncode == 0
+    res = kbtui("mv", "Steph Ango", "team/Steph", "--dry-run", "--vault", str(vault))
+    assert res.returncode == 0, res.stderr
+    listed = [line.split(":")[0].strip() for line in res.stdout.splitlines() if "link(s)" in line]
+    assert listed == ["a.md", "b.md"]
+    assert "would rewrite 2 link(s) in 2 file(s)" in res.stderr

@@ -227,6 +227,8 @@ def mv(
     if not emit(response, as_json):
         return
     for change in response["filesChanged"]:
+        if not change["linksRewritten"] and not change.get("lines"):
+            continue  # the moved note, when nothing in it changes
         out().print(Text(f"  {change['path']}: {change['linksRewritten']} link(s)"))
         for line in change.get("lines", []):
             out().print(Text(f"    {line['line']}- {line['before']}", style="red"), soft_wrap=True)
