@@ -72,3 +72,32 @@ def test_the_bases_lines_answer_on_kepanos_vault(tmp_path: Path) -> None:
         res = kbtui(args, vault, tmp_path)
         assert res.returncode == 0, res.stderr
         assert re.search(r"Books|Out of Control", res.stdout), res.stdout
+
+
+def doc_examples(page: str) -> list[tuple[list[str], list[str]]]:
+    """A page's indented `$ kbtui ...` lines, each with the output lines shown under it;
+    `...` in the output stands for text left out."""
+    examples: list[tuple[list[str], list[str]]] = []
+    shown: list[str] | None = None
+    for line in (REPO / "docs" / page).read_text(encoding="utf-8").splitlines():
+        if line.startswith("    $ kbtui "):
+            shown = []
+            examples.append((shlex.split(line[len("    $ kbtui ") :]), shown))
+        elif line.startswith("    ") and shown is not None:
+            shown.append(line.strip())
+        else:
+            shown = None
+    return examples
+
+
+def test_the_renaming_page_shows_what_kepanos_vault_prints(tmp_path: Path) -> None:
+    examples = [(a, s) for a, s in doc_examples("renaming.md") if "--force" not in a or s]
+    assert len(examples) == 2, examples
+    vault = tmp_path / "kepano"
+    shutil.copytree(KEPANO, vault, ignore=shutil.ignore_patterns(".kbtui"))
+    assert kbtui(["index", "--no-embed"], vault, tmp_path).returncode == 0
+    for args, shown in examples:
+        res = kbtui(args, vault, tmp_path)
+        printed = " ".join((res.stdout + res.stderr).split())
+        for part in " ".join(shown).split("..."):
+            assert " ".join(part.split()) in printed, f"kbtui {shlex.join(args)}: {part!r}"
