@@ -28,6 +28,8 @@ def bases(vault: str | None, as_json: bool) -> None:
     response = _call(vault, {})
     if not emit(response, as_json):
         return
+    if not response["bases"]:  # stdout stays empty, as a list of none; stderr says why
+        click.echo("no bases in this vault (.base files or ```base blocks in notes)", err=True)
     for base in response["bases"]:
         views = ", ".join(f"{v['name']} ({v['type']})" for v in base["views"])
         line = f"{base['path']}: {views}" if views else f"{base['path']}"

@@ -1,6 +1,6 @@
-"""`kbtui tasks --daily`, as Obsidian CLI's `tasks daily`: only the tasks of today's daily
-note (where `.obsidian/daily-notes.json` puts it), none before it exists. Real process, real
-DuckDB file, real files."""
+"""Vault commands a new user met: `kbtui tasks --daily` (Obsidian CLI's `tasks daily`): the
+tasks of today's daily note only (where `.obsidian/daily-notes.json` puts it), none before it
+exists; `kbtui bases` with no base. Real processes, real DuckDB files, real files."""
 
 from __future__ import annotations
 
@@ -42,3 +42,15 @@ def test_tasks_daily_lists_only_todays_note(tmp_path: Path) -> None:
     assert listed.stdout.splitlines() == ["- [ ] call the bank"]
     counted = kbtui("tasks", "--daily", "--total", "--vault", str(vault))
     assert counted.stdout.strip() == "2"
+
+
+def test_bases_in_a_vault_without_any_says_so(tmp_path: Path) -> None:
+    """`kbtui bases` on vault_example-like vaults printed nothing at all: a new user could not
+    tell "none" from "broken". stdout stays empty (a list of none); stderr says it."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("A note and no base.\n")
+    res = kbtui("bases", "--vault", str(vault))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ""
+    assert "no bases in this vault" in res.stderr
