@@ -73,6 +73,7 @@ def test_what_a_first_sentence_tells_one_by_one() -> None:
     assert named_after_other("Plugin for using Marp on Obsidian.\n", "Marp")
     assert named_after_other("Lilypond support in Obsidian\n", "Lilypond")
     assert named_after_other("Protect your vault with a lock screen.\n", "Lock Screen")
+    assert named_after_other("Google Photos integration for Obsidian\n", "Google Photos")
     # not named after something else
     assert not named_after_other("Create Buttons in your Obsidian notes.\n", "Buttons")
     assert not named_after_other("An Obsidian plugin to view Excalidraw drawings\n", "Excalidraw")

@@ -29,8 +29,12 @@ _SKIP_LINE = re.compile(r"^\s*(?:#|\||>|---|\*\*\*|[\w][\w .()/-]{0,30}:\s|[-*+]
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _WORDS_BEFORE = re.compile(r"[A-Za-z][\w.'’-]*")
 _OBJECT_CUES = lx.PREPOSITIONS | lx.DETERMINERS | {"use", "uses", "using"}
-# "Loom in Obsidian", "Lilypond support in Obsidian": the name brought into an app
-_INTO_APP = re.compile(r"^(?:\s+[a-z]+)?\s+(?:in|on|into|inside|within)\s+(?:the\s+)?[A-Z]")
+# "Loom in Obsidian", "Lilypond support in Obsidian", "Google Photos integration": the name
+# brought into an app
+_INTO_APP = re.compile(
+    r"^(?:(?:\s+[a-z]+)?\s+(?:in|on|into|inside|within)\s+(?:the\s+)?[A-Z]"
+    r"|\s+(?:integration|support|sync|client)\b)"  # "Google Photos integration for Obsidian"
+)
 _NEXT_WORD = re.compile(r"\s+([a-z]+)")
 _SMALL_WORDS = lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.DETERMINERS
 _ADDON_AFTER = re.compile(r"^\s+(?:plugins?|themes?|snippets?|extensions?)\b", re.I)
