@@ -29,8 +29,14 @@ def bases(vault: str | None, as_json: bool) -> None:
     if not emit(response, as_json):
         return
     for base in response["bases"]:
-        views = ", ".join(f"{v['name']} ({v['type']})" for v in base["views"])
-        line = f"{base['path']}: {views}" if views else f"{base['path']}"
+        views = ", ".join(
+            f"{v['name']} ({v['type']})" + (f" [error: {v['error']}]" if v.get("error") else "")
+            for v in base["views"]
+        )
+        name = base.get("file") or base["path"]  # a note's Nth ```base block: Note.md#N
+        if base.get("block"):
+            name += f" (```base at line {base['line']})"
+        line = f"{name}: {views}" if views else name
         if base.get("error"):
             line += f"  [error: {base['error']}]"
         click.echo(line)
