@@ -178,6 +178,14 @@ class Card(Static, can_focus=True):
         if self.row.get("id"):
             self.post_message(OpenNote(self.row["id"]))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`o` is offered (in the footer too) only on a card whose cover can be opened."""
+        if action == "open_cover":
+            image = self.row.get("image")
+            web = isinstance(image, str) and image.startswith(("http://", "https://"))
+            return bool(self.row.get("imagePath")) or web
+        return True
+
     def action_open_cover(self) -> None:
         """The cover in the system's viewer: a vault file, or a web address."""
         image = self.row.get("image")
