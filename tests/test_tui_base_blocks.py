@@ -46,6 +46,11 @@ views:
   - type: table
     name: Table
     order: [file.basename, formula.home]
+  - type: list
+    name: Indented
+    order: [file.basename, type, tags]
+    markers: none
+    indentProperties: true
 ```
 
 A broken block:
@@ -66,11 +71,9 @@ views:
     order: [file.basename]
     image: note.cover
     cardSize: 300
-  - type: list
-    name: Indented
-    order: [file.basename, tags]
-    markers: none
-    indentProperties: true
+  - type: table
+    name: Table
+    order: [file.basename, cover]
 ```
 """
 
@@ -129,7 +132,7 @@ async def test_blocks_are_drawn_in_place_and_a_broken_one_says_why(
             "4. on_device_inference  concept / concept, ml, embedded",
         ]
         head = text_of(broken.query_one(".block-head", Static))
-        assert head == "✗ line 25: unsupported function `nosuchfunction()`"  # the note's line
+        assert head == "✗ line 30: unsupported function `nosuchfunction()`"  # the note's line
         assert not broken.query_one(Tabs).display and not broken.query_one(DataTable).display
         shown = [b.source or "" for b in screen.query(MarkdownBlock) if b.display]
         assert any("Still shown after it." in s for s in shown)  # the rest of the note
@@ -162,11 +165,18 @@ async def test_v_opens_the_blocks_whole_view(blocks_runtime: VaultRuntime) -> No
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, BaseScreen) and screen.base == "Dashboard.md#3"
-        assert screen.view_name == "Covers" and screen.views == ["Covers", "Indented"]
-        await pilot.press("right_square_bracket")
+        assert screen.view_name == "Covers" and screen.views == ["Covers", "Table"]
+        app.pop_screen()
         await settle(pilot)
-        lines = [str(o.prompt) for o in screen.query_one(BaseList).options]
-        assert lines == ["crdt\n  concept, sync, data-structures"]  # no marker, indented
+        listed = app.screen.query(BaseBlock).first().query_one(BaseList)
+        listed.focus()
+        await pilot.press("left_square_bracket")  # from the first view back to the last
+        await settle(pilot)
+        lines = [str(o.prompt) for o in listed.options]
+        assert lines[:2] == [  # no marker, each property on a line of its own under the note
+            "Café des idées\n  concept\n  concept, culture, français",
+            "crdt\n  concept\n  concept, sync, data-structures",
+        ]
 
 
 def run(vault: Path, *args: str) -> tuple[int, str]:
@@ -186,17 +196,17 @@ def test_cli_lists_and_queries_each_block(tmp_path: Path) -> None:
     code, out = run(vault, "bases")
     assert code == 0
     assert out.splitlines() == [
-        "Dashboard.md#1 (```base at line 5): Numbered (list), Table (table)",
-        "Dashboard.md#2 (```base at line 22): View 1 (table) "
-        "[error: line 25: unsupported function `nosuchfunction()`]",
-        "Dashboard.md#3 (```base at line 30): Covers (cards), Indented (list)",
+        "Dashboard.md#1 (```base at line 5): Numbered (list), Table (table), Indented (list)",
+        "Dashboard.md#2 (```base at line 27): View 1 (table) "
+        "[error: line 30: unsupported function `nosuchfunction()`]",
+        "Dashboard.md#3 (```base at line 35): Covers (cards), Table (table)",
     ]
     code, out = run(vault, "base:query", "Dashboard.md#3", "--format", "paths")
     assert code == 0 and out.splitlines() == ["concepts/crdt.md", "concepts/yjs.md"]
     code, out = run(vault, "base:query", "Dashboard#1", "--view", "Table", "--format", "tsv")
     assert out.splitlines()[1:] == ["crdt\tDashboard.md", "yjs\tDashboard.md"]  # this: the note
     code, out = run(vault, "base:query", "Dashboard.md#2")
-    assert code != 0 and "line 25: unsupported function `nosuchfunction()`" in out
+    assert code != 0 and "line 30: unsupported function `nosuchfunction()`" in out
     code, out = run(vault, "base:query", "Dashboard.md#4")
     assert code != 0 and "Dashboard.md has 3 ```base block(s), not 4" in out
     args = json.dumps({"file": "Dashboard.md#3"})
