@@ -46,6 +46,9 @@ views:
   - type: table
     name: Table
     order: [file.basename, formula.home]
+    summaries:
+      formula.home: Unique
+    limit: 2
   - type: list
     name: Indented
     order: [file.basename, type, tags]
@@ -132,7 +135,7 @@ async def test_blocks_are_drawn_in_place_and_a_broken_one_says_why(
             "4. on_device_inference  concept / concept, ml, embedded",
         ]
         head = text_of(broken.query_one(".block-head", Static))
-        assert head == "✗ line 30: unsupported function `nosuchfunction()`"  # the note's line
+        assert head == "✗ line 33: unsupported function `nosuchfunction()`"  # the note's line
         assert not broken.query_one(Tabs).display and not broken.query_one(DataTable).display
         shown = [b.source or "" for b in screen.query(MarkdownBlock) if b.display]
         assert any("Still shown after it." in s for s in shown)  # the rest of the note
@@ -168,9 +171,15 @@ async def test_v_opens_the_blocks_whole_view(blocks_runtime: VaultRuntime) -> No
         assert screen.view_name == "Covers" and screen.views == ["Covers", "Table"]
         app.pop_screen()
         await settle(pilot)
-        listed = app.screen.query(BaseBlock).first().query_one(BaseList)
+        first = app.screen.query(BaseBlock).first()
+        listed = first.query_one(BaseList)
         listed.focus()
-        await pilot.press("left_square_bracket")  # from the first view back to the last
+        await pilot.press("right_square_bracket")  # the table: 2 rows, its summary, 2 more
+        await settle(pilot)
+        foot = text_of(first.query_one(".block-foot", Static))
+        assert foot == "Unique of home: 1\n2 more — v opens the whole view"
+        first.query_one(DataTable).focus()
+        await pilot.press("right_square_bracket")
         await settle(pilot)
         lines = [str(o.prompt) for o in listed.options]
         assert lines[:2] == [  # no marker, each property on a line of its own under the note
@@ -197,16 +206,16 @@ def test_cli_lists_and_queries_each_block(tmp_path: Path) -> None:
     assert code == 0
     assert out.splitlines() == [
         "Dashboard.md#1 (```base at line 5): Numbered (list), Table (table), Indented (list)",
-        "Dashboard.md#2 (```base at line 27): View 1 (table) "
-        "[error: line 30: unsupported function `nosuchfunction()`]",
-        "Dashboard.md#3 (```base at line 35): Covers (cards), Table (table)",
+        "Dashboard.md#2 (```base at line 30): View 1 (table) "
+        "[error: line 33: unsupported function `nosuchfunction()`]",
+        "Dashboard.md#3 (```base at line 38): Covers (cards), Table (table)",
     ]
     code, out = run(vault, "base:query", "Dashboard.md#3", "--format", "paths")
     assert code == 0 and out.splitlines() == ["concepts/crdt.md", "concepts/yjs.md"]
     code, out = run(vault, "base:query", "Dashboard#1", "--view", "Table", "--format", "tsv")
     assert out.splitlines()[1:] == ["crdt\tDashboard.md", "yjs\tDashboard.md"]  # this: the note
     code, out = run(vault, "base:query", "Dashboard.md#2")
-    assert code != 0 and "line 30: unsupported function `nosuchfunction()`" in out
+    assert code != 0 and "line 33: unsupported function `nosuchfunction()`" in out
     code, out = run(vault, "base:query", "Dashboard.md#4")
     assert code != 0 and "Dashboard.md has 3 ```base block(s), not 4" in out
     args = json.dumps({"file": "Dashboard.md#3"})

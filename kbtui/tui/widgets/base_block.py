@@ -1,6 +1,7 @@
 """A ```base code block drawn where it stands in the note, as Obsidian draws it: the block's
 first view (its views as tabs when there are several), `this` being the note that holds it,
-the rows laid out as the view's type says; Enter opens a row's note, `v` the whole view. A
+the rows laid out as the view's type says, its summaries and how many rows more under them;
+Enter opens a row's note, `v` the whole view. A
 block that cannot run shows why in its place, and the rest of the note still shows. The rows
 come from base_query (file `Note.md#N`, the note's Nth block) like every other front end."""
 
@@ -20,7 +21,7 @@ from textual.widgets._markdown import MarkdownFence
 
 from kbtui.bases.syntax import base_blocks
 from kbtui.tui.messages import OpenNote
-from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Groups, fill_table
+from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Groups, cell, fill_table
 
 if TYPE_CHECKING:
     from kbtui.tui.app import KbApp
@@ -106,8 +107,12 @@ class BaseBlock(Vertical):
         head.update(Text(f"{answer['view']} · {answer['type']} · {total} "
                          f"row{'' if total == 1 else 's'}", style="dim"))  # fmt: skip
         self._fill(answer)
-        more = total - shown
-        foot = f"{more} more — v opens the whole view" if more > 0 else ""
+        named = {c["id"]: c["name"] for c in answer["columns"]}
+        lines = [f"{s['summary']} of {named.get(pid, pid)}: {cell(s['value'])}"
+                 for pid, s in answer["summaries"].items()]  # fmt: skip
+        if total > shown:
+            lines.append(f"{total - shown} more — v opens the whole view")
+        foot = "\n".join(lines)
         foot_line = self.query_one(".block-foot", Static)
         foot_line.update(foot)
         foot_line.display = bool(foot)
