@@ -210,6 +210,10 @@ def test_cli_lists_and_queries_each_block(tmp_path: Path) -> None:
         "[error: line 33: unsupported function `nosuchfunction()`]",
         "Dashboard.md#3 (```base at line 38): Covers (cards), Table (table)",
     ]
+    code, out = run(vault, "base:views", "dashboard#3")
+    assert code == 0 and out.splitlines() == ["Covers\tcards", "Table\ttable"]
+    code, out = run(vault, "base:views", "Dashboard.md")  # a note: its first block
+    assert out.splitlines() == ["Numbered\tlist", "Table\ttable", "Indented\tlist"]
     code, out = run(vault, "base:query", "Dashboard.md#3", "--format", "paths")
     assert code == 0 and out.splitlines() == ["concepts/crdt.md", "concepts/yjs.md"]
     code, out = run(vault, "base:query", "Dashboard#1", "--view", "Table", "--format", "tsv")

@@ -54,11 +54,11 @@ def base_views(vault: str | None, file: str, as_json: bool) -> None:
     wanted = file.lower().removesuffix(".base")
     for base in response["bases"]:
         path = base["path"].lower()
-        if wanted in (
-            path,
-            path.removesuffix(".base"),
-            path.rsplit("/", 1)[-1].removesuffix(".base"),
-        ):
+        names = {path, path.removesuffix(".base"), path.rsplit("/", 1)[-1].removesuffix(".base")}
+        if base.get("block"):  # a note's ```base block: Note.md#N; the note is its first
+            held = {path, path.removesuffix(".md")}
+            names = {f"{n}#{base['block']}" for n in held} | (held if base["block"] == 1 else set())
+        if wanted in names:
             for view in base["views"]:
                 note = f"  [error: {view['error']}]" if view.get("error") else ""
                 click.echo(f"{view['name']}\t{view['type']}{note}")
