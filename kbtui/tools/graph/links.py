@@ -28,11 +28,13 @@ class LinkTools:
         self.index_dir = writer.graph.parts.settings.index_dir
         self.released = writer.graph.parts.released
         self.mentions = MentionScan(self.vault, writer.graph.parts.pause)
+        self._facts: tuple[int, dict[str, str], set[tuple[str, str]], list[tuple[str, str]]] | None
+        self._facts = None
 
     # -- kg_suggest_links -----------------------------------------------------------------
     def kg_suggest_links(self, args: dict[str, Any]) -> dict[str, Any]:
         entity_id, limit, offset = args["entityId"], args["limit"], args["offset"]
-        paths = self.store.note_paths()
+        paths, linked, named = self._vault_facts()
         if entity_id:
             row = self.graph.require(entity_id)
             names = [(n, entity_id) for n in [row["name"], *row["aliases"]] if n]
@@ -41,7 +43,6 @@ class LinkTools:
                 suggestions = self._scan(names, sources, set(), every=True, one_entity=True)
         else:
             sources = list(paths.items())
-            linked, named = self.store.linked_pairs(), self.store.name_owners()
             with self.released():  # the store is read before: another thread has it meanwhile
                 suggestions = self._scan(named, sources, linked, every=False)
             # longer names are the more certain suggestions
@@ -67,15 +68,22 @@ class LinkTools:
         row = self.graph.require(entity_id)
         incoming = self.kg_suggest_links({"entityId": entity_id, "limit": limit, "offset": 0})
         incoming = incoming["suggestions"]
-        linked = self.store.linked_pairs()
-        outgoing = self._scan(
-            self.store.name_owners(),
-            [(entity_id, row["path"])],
-            linked,
-            every=True,
-            paths=self.store.note_paths(),
-        )
+        paths, linked, named = self._vault_facts()
+        outgoing = self._scan(named, [(entity_id, row["path"])], linked, every=True, paths=paths)
         return ok(incoming=incoming, outgoing=outgoing[:limit])
+
+    def _vault_facts(
+        self,
+    ) -> tuple[dict[str, str], set[tuple[str, str]], list[tuple[str, str]]]:
+        """Every note's path by id, the linked pairs, the names notes answer to: read again
+        after a write only (the store's generation moves at each COMMIT), not at every scan
+        (~20 ms of a rescan's ~50 on 1,500 notes). Callers only read them."""
+        generation = self.store.generation
+        facts = self._facts
+        if facts is None or facts[0] != generation:
+            paths, linked = self.store.note_paths(), self.store.linked_pairs()
+            facts = self._facts = (generation, paths, linked, self.store.name_owners())
+        return facts[1], facts[2], facts[3]
 
     def _scan(
         self,

@@ -33,6 +33,7 @@ NOTE_CACHE = 50_000  # notes kept parsed between calls
 NAME_SETS = 8  # sets of names whose matches are kept (the vault's, a few single entities')
 
 Named = list[tuple[str, str]]  # (name, entity id)
+_NONE: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -88,6 +89,7 @@ class MentionScan:
         self._names: dict[tuple[tuple[str, str], ...], _Names] = {}
         self._kept: dict[tuple[tuple[tuple[str, str], ...], bool], dict[str, _Kept]] = {}
         self._lock = threading.Lock()  # the two small dicts above: which sets are kept
+        self._grouped: tuple[set[tuple[str, str]], dict[str, frozenset[str]]] | None = None
         self.parsed = 0  # notes matched anew (not from what was kept): for tests and benches
 
     def scan(
@@ -109,9 +111,7 @@ class MentionScan:
         names, kept = self._prepared(named, one_entity)
         if names.matcher is None:
             return []
-        links: dict[str, set[str]] = {}
-        for source, target in linked:
-            links.setdefault(source, set()).add(target)
+        links = self._by_source(linked)
         other: dict[tuple[str, str], bool] = {}
 
         def means_other(target: str, spelled: set[str]) -> bool:
@@ -126,7 +126,7 @@ class MentionScan:
         seen: set[tuple[str, str]] = set()
         for source, path in sorted(sources, key=lambda item: item[1]):
             self.pause()
-            linked_from = frozenset(links.get(source, ()))
+            linked_from = links.get(source, _NONE)
             hits = self._hits(names, kept, source, path, linked_from, one_entity)
             for hit in hits:
                 if not every and (source, hit.target) in seen:
@@ -148,6 +148,19 @@ class MentionScan:
                     }
                 )
         return found
+
+    def _by_source(self, linked: set[tuple[str, str]]) -> dict[str, frozenset[str]]:
+        """The targets each note links to, grouped once per `linked` (the caller passes the
+        same set again until the index changes)."""
+        grouped = self._grouped
+        if grouped is not None and grouped[0] is linked:
+            return grouped[1]
+        links: dict[str, set[str]] = {}
+        for source, target in linked:
+            links.setdefault(source, set()).add(target)
+        by = {source: frozenset(targets) for source, targets in links.items()}
+        self._grouped = (linked, by)
+        return by
 
     def _prepared(self, named: Named, one_entity: bool) -> tuple[_Names, dict[str, _Kept]]:
         """The names made ready and the notes' kept hits for them, the least recently
