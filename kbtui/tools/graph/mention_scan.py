@@ -5,11 +5,12 @@ A vault-wide scan matches every note's prose against every note name and asks th
 rules about each match: ~1-2 s of pure Python on 1,500 notes, holding the interpreter lock
 from the searches beside it. Asked back to back while one note changes at a time, almost all
 of that work gives the same answer again. So each note's matches that read as mentions are
-kept under everything they depend on (the file's mtime and size, its entity id, the targets
-it already links to) per set of names; a rescan after a one-note save parses that one note.
-What depends on other notes (a target named after something else, one suggestion per pair
-of notes) is decided per scan from the kept matches, in the same order, so the answer is
-the one a scan from scratch gives.
+kept under everything they depend on (the file's mtime and size, its entity id) per set of
+names; a rescan after a one-note save parses that one note. What depends on the index or on
+other notes (a pair already linked, a target named after something else, one suggestion per
+pair of notes) is decided per scan from the kept matches, in the same order, so the answer
+is the one a scan from scratch gives (the rules are filters: asked in another order, they
+keep the same matches).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ NOTE_CACHE = 50_000  # notes kept parsed between calls
 NAME_SETS = 8  # sets of names whose matches are kept (the vault's, a few single entities')
 
 Named = list[tuple[str, str]]  # (name, entity id)
-_NONE: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -73,8 +73,8 @@ class _Names:
     matcher: NameMatcher | None
 
 
-# (stamp, source id, targets the source links to) -> the note's hits
-_Kept = tuple[tuple[tuple[int, int], str, frozenset[str]], tuple[_Hit, ...]]
+# (stamp, source id) -> the note's hits
+_Kept = tuple[tuple[tuple[int, int], str], tuple[_Hit, ...]]
 
 
 class MentionScan:
@@ -89,7 +89,6 @@ class MentionScan:
         self._names: dict[tuple[tuple[str, str], ...], _Names] = {}
         self._kept: dict[tuple[tuple[tuple[str, str], ...], bool], dict[str, _Kept]] = {}
         self._lock = threading.Lock()  # the two small dicts above: which sets are kept
-        self._grouped: tuple[set[tuple[str, str]], dict[str, frozenset[str]]] | None = None
         self.parsed = 0  # notes matched anew (not from what was kept): for tests and benches
 
     def scan(
@@ -111,7 +110,6 @@ class MentionScan:
         names, kept = self._prepared(named, one_entity)
         if names.matcher is None:
             return []
-        links = self._by_source(linked)
         other: dict[tuple[str, str], bool] = {}
 
         def means_other(target: str, spelled: set[str]) -> bool:
@@ -126,9 +124,9 @@ class MentionScan:
         seen: set[tuple[str, str]] = set()
         for source, path in sorted(sources, key=lambda item: item[1]):
             self.pause()
-            linked_from = links.get(source, _NONE)
-            hits = self._hits(names, kept, source, path, linked_from, one_entity)
-            for hit in hits:
+            for hit in self._hits(names, kept, source, path, one_entity):
+                if (source, hit.target) in linked:
+                    continue
                 if not every and (source, hit.target) in seen:
                     continue
                 spelled = names.spellings[hit.norm]
@@ -148,19 +146,6 @@ class MentionScan:
                     }
                 )
         return found
-
-    def _by_source(self, linked: set[tuple[str, str]]) -> dict[str, frozenset[str]]:
-        """The targets each note links to, grouped once per `linked` (the caller passes the
-        same set again until the index changes)."""
-        grouped = self._grouped
-        if grouped is not None and grouped[0] is linked:
-            return grouped[1]
-        links: dict[str, set[str]] = {}
-        for source, target in linked:
-            links.setdefault(source, set()).add(target)
-        by = {source: frozenset(targets) for source, targets in links.items()}
-        self._grouped = (linked, by)
-        return by
 
     def _prepared(self, named: Named, one_entity: bool) -> tuple[_Names, dict[str, _Kept]]:
         """The names made ready and the notes' kept hits for them, the least recently
@@ -190,18 +175,17 @@ class MentionScan:
         kept: dict[str, _Kept],
         source: str,
         path: str,
-        links: frozenset[str],
         one_entity: bool,
     ) -> tuple[_Hit, ...]:
-        """The note's matches that read as mentions of a target it does not link to yet."""
+        """The note's matches that read as mentions of another note."""
         note = self.note(path)
         if note is None:
             return ()
-        inputs = (note.stamp, source, links)
+        inputs = (note.stamp, source)
         entry = kept.get(path)
         if entry is not None and entry[0] == inputs:
             return entry[1]
-        hits = _mentions(note, names, source, links, one_entity)
+        hits = _mentions(note, names, source, one_entity)
         self.parsed += 1
         if len(kept) >= NOTE_CACHE:
             kept.clear()
@@ -229,9 +213,7 @@ class MentionScan:
         return note
 
 
-def _mentions(
-    note: _Note, names: _Names, source: str, links: frozenset[str], one_entity: bool
-) -> tuple[_Hit, ...]:
+def _mentions(note: _Note, names: _Names, source: str, one_entity: bool) -> tuple[_Hit, ...]:
     """Every match of `names` in the note's prose that the mention rules accept, in order;
     one-entity scans ask the rules as such (`one_entity` is part of the kept set's key)."""
     matcher = names.matcher
@@ -241,7 +223,7 @@ def _mentions(
     for start, end in name_ranges(text, matcher, note.spans()):
         norm = _norm(text[start:end])
         target = names.owners.get(norm)
-        if target is None or target == source or target in links:
+        if target is None or target == source:
             continue
         if not is_mention(places, start, end, names.spellings[norm], is_first_name, one_entity):
             continue
