@@ -10,7 +10,8 @@ names; a rescan after a one-note save parses that one note. What depends on the 
 other notes (a pair already linked, a target named after something else, one suggestion per
 pair of notes) is decided per scan from the kept matches, in the same order, so the answer
 is the one a scan from scratch gives (the rules are filters: asked in another order, they
-keep the same matches).
+keep the same matches). A rule that reads anything but the source note and the names (a
+target's type or text, the index) belongs in `scan`'s per-scan filters, not in `_mentions`.
 """
 
 from __future__ import annotations
