@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.owner import OwnerUnavailable
@@ -211,6 +212,12 @@ def test_note_with_base_embeds(snap_compare: Snap, tui_vault: Path) -> None:
         assert shot(snap_compare, make_app(runtime), OpenNote("note:team"))
     finally:
         runtime.close()
+
+
+def _blank_cluster(app: KbApp) -> None:
+    """(Clusters no longer depend on the index's order: tests/test_cluster_order.py; this
+    blanking can go with a regenerated snapshot.)"""
+    app.screen.query_one("#note-cluster", Static).update("")
 
 
 def _blank_related(app: KbApp) -> None:
