@@ -84,9 +84,15 @@ def main() -> None:
     for name in ("kepano", "hub", "redis"):
         parser.add_argument(f"--{name}", type=Path, help=f"a copy of the {name} vault")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
+    parser.add_argument(
+        "--queries",
+        type=Path,
+        default=QUERIES,
+        help="a question set (real_questions_heldout.jsonl: 39 more)",
+    )
     args = parser.parse_args()
     sets: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
-    for line in QUERIES.read_text(encoding="utf-8").splitlines():
+    for line in args.queries.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         sets[row["vault"]].append((row["query"], set(row["relevant"])))
     embedder = FastEmbedder()
