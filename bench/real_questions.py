@@ -5,7 +5,9 @@ subset of the redis docs), written from the notes before any search, each with t
 answers it (for redis: the page and its copies in the version folders). Every question goes
 through kb_search (hybrid, top_k 10) and through a plain BM25 (k1 1.2, b 0.75) over each
 note's whole file text, tokenised as kbtui tokenises (same stemming and stop words); one run
-prints top-1 and top-3 counts of both per vault.
+prints top-1 and top-3 counts of both per vault. `--queries bench/real_questions_heldout.jsonl`
+runs 39 more questions written the same way later, kept out of ranking work (a check that
+a change fixes a kind of miss, not the 66 questions it was studied on).
 
     .venv/bin/python bench/real_questions.py --kepano DIR --hub DIR --redis DIR [-v]
 
