@@ -135,8 +135,7 @@ def test_a_template_is_found_by_the_names_of_its_empty_fields(vault: Path) -> No
     are all it says of itself, and Obsidian's search finds them in the file."""
     (vault / "Templates").mkdir(exist_ok=True)
     (vault / "Templates" / "House Listing.md").write_text(
-        '---\ncategories:\n  - "[[Places]]"\ntype: []\naddress:\nprice:\nsqft:\n'
-        "lotsqft:\n---\n"
+        '---\ncategories:\n  - "[[Places]]"\ntype: []\naddress:\nprice:\nsqft:\nlotsqft:\n---\n'
     )
     (vault / "Templates" / "Stock Trade.md").write_text("---\nticker:\nshares:\n---\nA trade.\n")
     settings = Settings.for_vault(vault)
