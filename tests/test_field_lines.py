@@ -50,6 +50,9 @@ def test_field_lines_are_told_apart_from_prose() -> None:
     assert not is_field_line("- Discussed the book [[Out of Control]] on [[Emergence]]")
     assert not is_field_line("BACKGROUND: We studied 12 patients over two years.")
     assert not is_field_line("Mobile compatible: yes")  # a value that points nowhere
+    # a sentence that ends in a colon, an embed and its caption: prose (tests/test_search_embeds)
+    assert not is_field_line("The watch came with its manual: ![[warranty.pdf#page=4|terms]]")
+    assert not is_field_line("Cover: ![[cover.png|the harbour at dusk]]")
     page = _page("runner", PLUGINS[0][1], "Desktop-only")
     text = embed_text("runner", "Runner", page.split("---\n", 2)[2])
     assert "run shell commands" in text and "Deedone" not in text

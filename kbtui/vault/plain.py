@@ -15,10 +15,14 @@ _MDLINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _HEADING = re.compile(r"^#{1,6}\s+", re.MULTILINE)
 _EMPHASIS = re.compile(r"(\*\*|__|~~|`)")
 _SPACES = re.compile(r"[ \t]+")
-# A field line: a short label, a colon, then a value that points somewhere (a link or code)
-# with at most MAX_FIELD_WORDS words besides ("Developed by: [[x]]", "Plugin ID: `x`").
-_FIELD = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?[*_]*[A-Za-z][\w .'/-]{0,30}[*_]*:[*_]*[ \t]+(\S.*)$")
-_REF = re.compile(r"!?\[\[[^\[\]]*\]\]|!?\[[^\[\]]*\]\([^()]*\)|`[^`\n]*`")
+# A field line: a label of one to three words, a colon, then a value that points somewhere
+# (a link or code, not an embed: its caption is prose) with at most MAX_FIELD_WORDS words
+# besides ("Developed by: [[x]]", "Plugin ID: `x`").
+_FIELD = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?[*_]*[A-Za-z][\w'/-]*(?: [\w'/-]+){0,2}[*_]*:[*_]*[ \t]+(\S.*)$"
+)
+_REF = re.compile(r"(?<!!)\[\[[^\[\]]*\]\]|(?<!!)\[[^\[\]]*\]\([^()]*\)|`[^`\n]*`")
+_EMBED = re.compile(r"!\[")
 _WORD = re.compile(r"\w+")
 MAX_FIELD_WORDS = 2
 MIN_PROSE = 40  # characters of prose below which a chunk's fields and code are its meaning
@@ -42,7 +46,7 @@ def is_field_line(line: str) -> bool:
     """A `Label: [[link]]` / `Label: `code`` line: what a note's template fills in, not
     what the note says."""
     match = _FIELD.match(line)
-    if match is None or not _REF.search(match.group(1)):
+    if match is None or _EMBED.search(match.group(1)) or not _REF.search(match.group(1)):
         return False
     return len(_WORD.findall(_REF.sub(" ", match.group(1)))) <= MAX_FIELD_WORDS
 
