@@ -6,7 +6,11 @@ of the 15,920 given before and two random 60 of those given as the rules were wr
 were read to write the rules; the held-out figures are the fresh samples (`--draw`, seeded,
 among suggestions not labelled yet): `fresh-before` (seed 2811) drawn before the next rules,
 `fresh-after` (seed 4513) after the label/feature-list/day rules, `fresh-after-2` (seed
-90210) after all of them. Only the last one was never looked at to write a rule.
+90210) after all of them. A second pass drew `lp2-before` (seed 3141) before its rules
+(kbtui.graph.named_after's other ways of naming a service or phrase, labels with a
+parenthesis, entries with "h1") and `lp2-after` (seed 27182) after them (93%; one rule,
+"<name> integration", was then written from it), and `lp2-after-2` (seed 60221) after that,
+never used for a rule (92%).
 For each vault this prints how many suggestions kg_suggest_links makes now, how many of
 them are labelled, and the precision over those (labelled mentions / labelled).
 

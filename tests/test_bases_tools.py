@@ -85,7 +85,8 @@ def test_cli_lists_bases_views_and_rows_in_every_format(tmp_path: Path) -> None:
     code, out = run(vault, "bases")
     assert code == 0
     assert "Books.base: By rating (table), By author (table), Short (list)" in out
-    assert "Jane Austen.md: Hers (table)" in out and "Broken.base" in out and "gallery" in out
+    assert "Jane Austen.md (```base at line 3): Hers (table)" in out
+    assert "Broken.base" in out and "gallery" in out
     code, out = run(vault, "base:views", "Books")
     assert code == 0 and out.splitlines() == ["By rating\ttable", "By author\ttable", "Short\tlist"]
     code, out = run(vault, "base:query", "Books", "--format", "paths")

@@ -22,7 +22,7 @@ from kbtui.bases.prefilter import (
 )
 from kbtui.bases.rows import FileRow, Rows, read_types
 from kbtui.bases.syntax import Base, View, base_blocks, read_base
-from kbtui.bases.views import Result, run_view
+from kbtui.bases.views import Result, layout, run_view
 from kbtui.store.graph.links import link_key
 from kbtui.vault.names import slug
 
@@ -111,16 +111,23 @@ class BaseService:
             return self._list_bases()
 
     def _list_bases(self) -> list[dict[str, Any]]:
-        out = []
-        for path in self._base_paths():
-            out.append(self._describe(path))
+        out = [self._describe(path) for path in self._base_paths()]
         for path in self.store.paths_with_base_blocks():
-            out.append(self._describe(path))
+            try:
+                blocks = base_blocks((self.vault / path).read_text(encoding="utf-8"))
+            except OSError:
+                continue  # gone since it was indexed: the watcher drops it
+            for n, (line, _) in enumerate(blocks, 1):
+                entry = self._describe(path, n)
+                entry["block"], entry["line"] = n, line  # the ```base fence's line
+                if len(blocks) > 1:
+                    entry["file"] = f"{path}#{n}"  # what base_query takes for this block
+                out.append(entry)
         return out
 
-    def _describe(self, path: str) -> dict[str, Any]:
+    def _describe(self, path: str, block: int = 1) -> dict[str, Any]:
         try:
-            found = self.load(path)
+            found = self.load(path, block - 1)
         except BaseError as exc:
             return {"path": path, "views": [], "error": str(exc)}
         return {"path": path, "views": [_view_info(v) for v in found.base.views]}
@@ -141,8 +148,9 @@ class BaseService:
             hits = [p for p in candidates if key(p) == lowered]
             if hits:
                 return sorted(hits)[0]
-        if (self.vault / wanted).is_file():
-            return wanted
+        for path in (wanted, wanted + ".md"):  # a note holding ```base blocks
+            if (self.vault / path).is_file():
+                return path
         raise BaseError(f"no base {name!r} in the vault (kbtui bases lists them)")
 
     def load(self, path: str, block: int = 0) -> Found:
@@ -163,7 +171,7 @@ class BaseService:
         if not blocks:
             raise BaseError(f"{path} is neither a .base file nor a note with a ```base block")
         if block >= len(blocks):
-            raise BaseError(f"{path} has {len(blocks)} ```base block(s)")
+            raise BaseError(f"{path} has {len(blocks)} ```base block(s), not {block + 1}")
         first_line, yaml_text = blocks[block]
         return Found(path, read_base(yaml_text, first_line))
 
@@ -209,7 +217,11 @@ class BaseService:
         if yaml_text is not None:
             found = Found(None, read_base(yaml_text))
         elif file:
-            found = self.load(self.find(file))
+            name, _, number = file.rpartition("#")
+            if name and number.isdigit() and int(number) > 0:  # a note's Nth ```base block
+                found = self.load(self.find(name), int(number) - 1)
+            else:
+                found = self.load(self.find(file))
         else:
             raise BaseError("give a base file or its YAML")
         chosen = found.base.view(view)
@@ -263,4 +275,5 @@ def result_json(found: Found, result: Result) -> dict[str, Any]:
         "groups": result.groups,
         "summaries": result.summaries,
         "total": result.matched,
+        "layout": layout(result.view),
     }

@@ -276,11 +276,15 @@ def read_base(text: str, first_line: int = 0) -> Base:
     """The base a `.base` file (or a ```base block starting after `first_line`) holds."""
     data = load_yaml(text, first_line)
     try:
-        return _read(data)
+        base = _read(data)
     except BaseError as exc:
         if exc.line is not None and first_line:
             raise BaseError(exc.message, exc.line + first_line) from None
         raise
+    for view in base.views:  # a view that cannot run names the note's line, not the block's
+        if view.error is not None and view.error.line is not None and first_line:
+            view.error = BaseError(view.error.message, view.error.line + first_line)
+    return base
 
 
 def _read(data: dict[str, Any]) -> Base:

@@ -12,7 +12,7 @@ from kbtui.bases.evaluate import evaluate
 from kbtui.bases.rows import FileRow, Rows
 from kbtui.bases.summaries import summarize
 from kbtui.bases.syntax import Base, Filter, View, property_id, property_node
-from kbtui.bases.values import is_empty, sort_key, to_json, to_number, to_text, truthy
+from kbtui.bases.values import file_path, is_empty, sort_key, to_json, to_number, to_text, truthy
 
 DEFAULT_COLUMNS = ["file.name"]
 
@@ -143,12 +143,43 @@ def _extras(view: View, ctx: Context, item: dict[str, Any]) -> None:
     if view.type == "cards" and settings.get("image"):
         image = value_of(property_id(str(settings["image"])), ctx)
         item["image"] = getattr(image, "file_path", None) or (to_json(image) if image else None)
+        first = image[0] if isinstance(image, list) and image else image
+        if (path := file_path(first)) is not None:  # a vault file the user can open
+            item["imagePath"] = path
     if view.type == "map":
         coords = value_of(property_id(str(settings.get("coordinates") or "note.coordinates")), ctx)
         item["coordinates"] = coordinates(coords)
         for key in ("markerIcon", "markerColor"):
             if settings.get(key):
                 item[key] = to_json(value_of(property_id(str(settings[key])), ctx))
+
+
+MARKERS = {"bullet": "bullet", "bullets": "bullet", "number": "number", "numbers": "number",
+           "numbered": "number", "none": "none"}  # fmt: skip
+
+
+def layout(view: View) -> dict[str, Any]:
+    """The view settings a front end draws by (help: Bases > Layouts), defaults filled in:
+    a list's markers, separator and indented properties; a card's size and cover image."""
+    settings = view.settings
+    if view.type == "list":
+        marker = str(settings.get("markers") or "bullet").strip().lower()
+        separator = settings.get("separator")
+        return {
+            "markers": MARKERS.get(marker, "bullet"),
+            "separator": ", " if separator is None or separator == "" else str(separator),
+            "indentProperties": settings.get("indentProperties") is True,
+        }
+    if view.type == "cards":
+        size, ratio = settings.get("cardSize"), settings.get("imageAspectRatio")
+        number = (int, float)
+        return {
+            "cardSize": size if isinstance(size, number) and size > 0 else None,
+            "image": property_id(str(settings["image"])) if settings.get("image") else None,
+            "imageFit": "contain" if settings.get("imageFit") == "contain" else "cover",
+            "imageAspectRatio": ratio if isinstance(ratio, number) and ratio > 0 else 1,
+        }
+    return {}
 
 
 def coordinates(value: Any) -> list[float] | None:

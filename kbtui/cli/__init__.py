@@ -14,7 +14,7 @@ import click
 
 from kbtui import __version__
 from kbtui.cli.bases import BASE_COMMANDS
-from kbtui.cli.common import err, opened_vault, settings_for, vault_option
+from kbtui.cli.common import err, escape, opened_vault, settings_for, vault_option
 from kbtui.cli.common import out as _out
 from kbtui.cli.graph import GRAPH_COMMANDS
 from kbtui.cli.graph_map import GRAPH_MAP_COMMANDS
@@ -116,7 +116,7 @@ def stats(vault: str | None, as_json: bool) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     for key, value in data.items():
-        _out().print(f"[bold]{key:>14}[/] {value}")
+        _out().print(f"[bold]{key:>14}[/] {escape(str(value))}")
 
 
 class _CtrlC:
@@ -208,7 +208,10 @@ def _print_report(report: IndexReport, settings: Settings, verbose: bool = False
     from kbtui.cli.warnings import print_warnings
 
     out = _out()
-    out.print(f"Indexed [bold]{settings.vault}[/] in {report.seconds:.2f}s -> {settings.db_path}")
+    out.print(
+        f"Indexed [bold]{escape(str(settings.vault))}[/] in {report.seconds:.2f}s -> "
+        f"{escape(str(settings.db_path))}"
+    )
     out.print(
         f"  new {len(report.new)}, changed {len(report.changed)}, "
         f"deleted {len(report.deleted)}, renamed {len(report.renamed)}, "
@@ -216,7 +219,7 @@ def _print_report(report: IndexReport, settings: Settings, verbose: bool = False
     )
     out.print(f"  chunks embedded {report.chunks_embedded}")
     for old, new in report.renamed:
-        out.print(f"  renamed {old} -> {new}")
+        out.print(Text(f"  renamed {old} -> {new}"))
     for s in report.skipped:
         out.print("  [yellow]skipped[/]", Text(f"{s.path}: {s.reason}"))
     print_warnings(out, report.warnings, verbose)

@@ -28,9 +28,17 @@ def bases(vault: str | None, as_json: bool) -> None:
     response = _call(vault, {})
     if not emit(response, as_json):
         return
+    if not response["bases"]:  # stdout stays empty, as a list of none; stderr says why
+        click.echo("no bases in this vault (.base files or ```base blocks in notes)", err=True)
     for base in response["bases"]:
-        views = ", ".join(f"{v['name']} ({v['type']})" for v in base["views"])
-        line = f"{base['path']}: {views}" if views else f"{base['path']}"
+        views = ", ".join(
+            f"{v['name']} ({v['type']})" + (f" [error: {v['error']}]" if v.get("error") else "")
+            for v in base["views"]
+        )
+        name = base.get("file") or base["path"]  # a note's Nth ```base block: Note.md#N
+        if base.get("block"):
+            name += f" (```base at line {base['line']})"
+        line = f"{name}: {views}" if views else name
         if base.get("error"):
             line += f"  [error: {base['error']}]"
         click.echo(line)
@@ -48,11 +56,11 @@ def base_views(vault: str | None, file: str, as_json: bool) -> None:
     wanted = file.lower().removesuffix(".base")
     for base in response["bases"]:
         path = base["path"].lower()
-        if wanted in (
-            path,
-            path.removesuffix(".base"),
-            path.rsplit("/", 1)[-1].removesuffix(".base"),
-        ):
+        names = {path, path.removesuffix(".base"), path.rsplit("/", 1)[-1].removesuffix(".base")}
+        if base.get("block"):  # a note's ```base block: Note.md#N; the note is its first
+            held = {path, path.removesuffix(".md")}
+            names = {f"{n}#{base['block']}" for n in held} | (held if base["block"] == 1 else set())
+        if wanted in names:
             for view in base["views"]:
                 note = f"  [error: {view['error']}]" if view.get("error") else ""
                 click.echo(f"{view['name']}\t{view['type']}{note}")

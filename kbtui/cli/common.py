@@ -140,6 +140,19 @@ def opened_vault(
             model.wait_for_preload()
 
 
+def escape(text: str) -> str:
+    """Text from the vault printed inside Rich markup: a title like `[draft] plan` or a
+    pattern like `[a-z]+` must print as written, not be read as a style tag and vanish."""
+    from rich.markup import escape as rich_escape  # Rich loads on first output
+
+    return rich_escape(text)
+
+
+def plural(count: int, word: str) -> str:
+    """`1 chunk`, `2 chunks`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def emit(response: dict[str, Any], as_json: bool) -> bool:
     """Print a failed envelope (JSON or a one-line error); True when the call succeeded.
 
@@ -149,6 +162,6 @@ def emit(response: dict[str, Any], as_json: bool) -> bool:
         click.echo(json.dumps(response, indent=2, ensure_ascii=False))
     if not response.get("ok"):
         if not as_json:
-            err().print(f"[red]error[/] ({response['error_type']}): {response['message']}")
+            err().print(f"[red]error[/] ({response['error_type']}): {escape(response['message'])}")
         sys.exit(1)
     return not as_json

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kbtui.cli.common import emit, err, json_option, opened_vault, out, vault_option
+from kbtui.cli.common import emit, err, escape, json_option, opened_vault, out, vault_option
 from kbtui.cli.vault_links import links_list
 from kbtui.cli.vault_out import NoteOrCommand
 
@@ -136,7 +136,7 @@ def neighbors(
         arrow = "->" if out_going else "<-"
         label = r["type"] + (f" ({r['label']})" if r.get("label") else "")
         table.add_row(arrow, Text(label), Text(other), Text(names.get(other, "")))
-    out().print(f"[bold]{entity_id}[/]: {response['relationshipCount']} relationship(s)")
+    out().print(f"[bold]{escape(entity_id)}[/]: {response['relationshipCount']} relationship(s)")
     out().print(table)
 
 
@@ -156,7 +156,7 @@ def path(vault: str | None, start: str, goal: str, max_hops: int, as_json: bool)
     if not emit(response, as_json):
         return
     if not response["found"]:
-        out().print(response["message"])
+        out().print(Text(response["message"]))
         return
     ids = response["path"]["entityIds"]
     line = Text(ids[0], style="bold")
@@ -196,7 +196,7 @@ def suggest(
         where = Text(f"{s['filePath']}:{s['line']}", style="cyan")
         out().print(where, Text(f"{s['text']!r} -> {s['targetEntityId']}", style="bold"))
         out().print(Text("    " + s["context"]), soft_wrap=True)
-    out().print(f"[dim]{response['message']}[/]")
+    out().print(Text(response["message"], style="dim"))
 
 
 @click.command()
@@ -227,6 +227,8 @@ def mv(
     if not emit(response, as_json):
         return
     for change in response["filesChanged"]:
+        if not change["linksRewritten"] and not change.get("lines"):
+            continue  # the moved note, when nothing in it changes
         out().print(Text(f"  {change['path']}: {change['linksRewritten']} link(s)"))
         for line in change.get("lines", []):
             out().print(Text(f"    {line['line']}- {line['before']}", style="red"), soft_wrap=True)
@@ -238,7 +240,7 @@ def mv(
         out().print(
             Text(f"{where}  ({link['from']} -> {link['to']})", style="yellow"), soft_wrap=True
         )
-    (err if dry_run else out)().print(response["message"])
+    (err if dry_run else out)().print(Text(response["message"]))
 
 
 links.add_command(links_list)

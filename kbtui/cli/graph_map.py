@@ -57,12 +57,14 @@ def graph(
     if not picture:
         _print_map(response, edge_labels)
         return
+    from rich.text import Text
+
     if png_file:
         png_file.write_bytes(_png(response["svg"]))
-        out().print(f"{response['message']} -> {png_file}")
+        out().print(Text(f"{response['message']} -> {png_file}"))
     if svg_file:
         svg_file.write_text(response["svg"], encoding="utf-8")
-        out().print(f"{response['message']} -> {svg_file}")
+        out().print(Text(f"{response['message']} -> {svg_file}"))
 
 
 def _png(svg: str) -> bytes:
@@ -77,6 +79,8 @@ def _png(svg: str) -> bytes:
 
 
 def _print_map(response: dict[str, Any], edge_labels: bool) -> None:
+    from rich.text import Text
+
     from kbtui.graphmap.canvas import draw
     from kbtui.graphmap.layout import layout
     from kbtui.graphmap.model import hood_from_dict
@@ -94,7 +98,7 @@ def _print_map(response: dict[str, Any], edge_labels: bool) -> None:
         if shown < len(hood.nodes)
         else ""
     )
-    console.print(f"{response['message']}{note}")
+    console.print(Text(f"{response['message']}{note}"))
 
 
 GRAPH_MAP_COMMANDS = (graph,)

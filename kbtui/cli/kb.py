@@ -9,7 +9,17 @@ from typing import Any
 
 import click
 
-from kbtui.cli.common import emit, err, json_option, opened_vault, out, piped, vault_option
+from kbtui.cli.common import (
+    emit,
+    err,
+    escape,
+    json_option,
+    opened_vault,
+    out,
+    piped,
+    plural,
+    vault_option,
+)
 
 # Rich's Markdown, Table and Text are imported inside the commands that print them: loading
 # this module (every `kbtui` start, `--version` included) stays cheap.
@@ -76,8 +86,8 @@ def get(vault: str | None, entity_id: str, as_json: bool) -> None:
 
     meta = response["metadata"]
     out().print(
-        f"[bold]{response['title']}[/]  [dim]{response['id']} · {meta['file_path']} · "
-        f"{response['chunks_count']} chunks[/]"
+        f"[bold]{escape(response['title'])}[/]  [dim]{escape(response['id'])} · "
+        f"{escape(meta['file_path'])} · {plural(response['chunks_count'], 'chunk')}[/]"
     )
     if piped():  # the note as written: a pipe wants its lines, not a terminal rendering
         click.echo(response["content"])
@@ -114,7 +124,8 @@ def chunk(
     from rich.text import Text
 
     out().print(
-        f"[bold]{response['title']}[/]  [dim]{response['chunk_id']} ({response['chunk_info']})[/]"
+        f"[bold]{escape(response['title'])}[/]  "
+        f"[dim]{escape(response['chunk_id'])} ({response['chunk_info']})[/]"
     )
     out().print(Text(response["content"]))
     card = response["knowledge_card"]
@@ -124,11 +135,12 @@ def chunk(
     if response["cluster"]:
         c = response["cluster"]
         out().print(
-            f"[bold]Cluster[/] {c['cluster_id'][0]}: {c['cluster_name']} — {c['description']}"
+            f"[bold]Cluster[/] {c['cluster_id'][0]}: ",
+            Text(f"{c['cluster_name']} — {c['description']}"),
         )
     for r in response["related_chunks"]:
         out().print(f"  {r['similarity_score']:.2f}", Text(f"{r['chunk_id']}  {r['snippet']}"))
-    out().print(f"[dim]{response['obsidian_url']}[/]")
+    out().print(Text(response["obsidian_url"], style="dim"))
 
 
 @click.command("import")
@@ -170,8 +182,8 @@ def import_(
         response = kb.call("knowledge_import", args)
     if emit(response, as_json):
         out().print(
-            f"Imported [bold]{response['title']}[/] as {response['entity_id']} "
-            f"({response['chunks_created']} chunks) -> {response['file_path']}"
+            f"Imported [bold]{escape(response['title'])}[/] as {escape(response['entity_id'])} "
+            f"({plural(response['chunks_created'], 'chunk')}) -> {escape(response['file_path'])}"
         )
 
 
@@ -213,7 +225,8 @@ def query(
     for r in response["results"]:
         doc = r.get("document", {})
         title = doc.get("title", "")
-        out().print(f"[bold]{r['similarity']:.2f}[/] {r['chunk_id']}  [dim]{title}[/]")
+        head = f"{escape(r['chunk_id'])}  [dim]{escape(title)}[/]"
+        out().print(f"[bold]{r['similarity']:.2f}[/] {head}")
         out().print(Text(r["content"].strip()[:400]), "\n")
 
 
@@ -227,5 +240,6 @@ def exit_if_never_indexed(response: dict[str, Any], as_json: bool) -> None:
     if response.get("results") or index.get("notes_indexed") != 0 or index.get("state") != "ready":
         return
     if not as_json:
-        err().print(f"[red]error[/]: {response.get('message', 'the vault is not indexed')}")
+        message = response.get("message", "the vault is not indexed")
+        err().print(f"[red]error[/]: {escape(message)}")
     sys.exit(1)

@@ -5,6 +5,7 @@ shapes follow the official Obsidian CLI."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -24,6 +25,7 @@ _TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
 @click.option("--status", "status", help="Only tasks with this status character.")
 @click.option("--file", "note", help="Only the tasks of this note (path or name).")
 @click.option("--due-before", help="Only tasks due before this date (YYYY-MM-DD).")
+@click.option("--daily", is_flag=True, help="Only the tasks of today's daily note.")
 @click.option("--verbose", is_flag=True, help="Group by file, with line numbers and fields.")
 @total_option
 @format_option(("text", "json", "tsv", "csv"), "text")
@@ -33,13 +35,19 @@ def tasks(
     status: str | None,
     note: str | None,
     due_before: str | None,
+    daily: bool,
     verbose: bool,
     total: bool,
     fmt: str,
 ) -> None:
     """Tasks in the vault (`- [ ] ...`), by file and line."""
-    args = {"status": status or which or "all", "note": note, "dueBefore": due_before}
-    rows = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})["results"]
+    rows: list[dict[str, Any]] = []
+    if daily:  # Obsidian's `tasks daily`: no daily note yet, no tasks
+        today = call_tool(vault, "app_daily", {"action": "path", "date": None})
+        note = today["path"] if today["exists"] else None
+    if note or not daily:
+        args = {"status": status or which or "all", "note": note, "dueBefore": due_before}
+        rows = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})["results"]
     if total:
         click.echo(len(rows))
     elif fmt != "text":

@@ -42,9 +42,10 @@ _CAPITAL_BEFORE = re.compile(r"[A-Z][\w&]*,?[ \t]$")
 _CAPITAL_AFTER = re.compile(r"^[ \t][A-Z]")
 # an imperative's object: "Mark your note", "Grace the table"; a person is followed by a verb
 _DETERMINER_AFTER = re.compile(r"^[ \t]+(?:your|the|a|an|this|that|these|those|my|our|its)\b", re.I)
-# a line's leading label: "- Select Background Image: ...", "**Work Wide, not Deep:** ..."
+# a line's leading label: "- Select Background Image: ...", "**Work Wide, not Deep:** ...",
+# "- Background Primary (alt): ..."
 _LEAD_LABEL = re.compile(
-    r"^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)])[ \t]+)?[*_]*([^:\[\]().!?`]{1,80}):"
+    r"^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)])[ \t]+)?[*_]*([^:\[\].!?`]{1,80}):"
 )
 _LIST_ITEM = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|\d+[.)])[ \t]+(?:\[.\][ \t]+)?")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -149,7 +150,12 @@ def _in_entry(line: str, before: str, words: str) -> bool:
         return False
     raw = line[item.end() :]
     entry = raw.strip(" \t*_")
-    names = [w for w in _WORD.findall(entry) if w.lower() not in _SMALL_WORDS]
+    # "h1", "v2" say nothing about capitals: "- Toggle h1 Underline" is a title-case entry
+    names = [
+        w
+        for w in _WORD.findall(entry)
+        if w.lower() not in _SMALL_WORDS and not any(c.isdigit() for c in w)
+    ]
     if len(names) < 2 or any(w[:1].islower() for w in names) or entry[-1:] in ".!?":
         return False
     start = len(before) - item.end() - (len(raw) - len(raw.lstrip(" \t*_")))

@@ -31,6 +31,7 @@ from kbtui.tui.screens.modals import ErrorScreen, HelpScreen, PromptModal, Repor
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
 from kbtui.tui.screens.tasks import TasksScreen
+from kbtui.tui.widgets.base_layouts import Card
 from kbtui.tui.widgets.graph_browse import DuplicatesPane
 from kbtui.tui.widgets.graph_map import CanvasPane, MapPane, OverviewPane
 from kbtui.tui.widgets.graph_walk import NeighboursPane
@@ -241,6 +242,7 @@ class KbApp(App[None]):
                     ("Everywhere", self.BINDINGS),
                     ("Search", SearchScreen.BINDINGS),
                     ("Note", NoteScreen.BINDINGS),
+                    ("Base", BaseScreen.BINDINGS + Card.BINDINGS),
                     ("Graph", GraphScreen.BINDINGS + NeighboursPane.BINDINGS),
                     ("Graph map", CanvasPane.BINDINGS + MapPane.BINDINGS),
                     ("Graph overview", OverviewPane.BINDINGS),

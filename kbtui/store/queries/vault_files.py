@@ -111,6 +111,6 @@ class VaultFileQueries(BaseRowQueries):
         """Vault paths of the notes holding a ```base code block."""
         rows = self.con.execute(
             """SELECT DISTINCT n.path FROM chunks c JOIN notes n USING (entity_id)
-               WHERE c.content LIKE '%```base%' ORDER BY 1"""
+               WHERE c.content LIKE '%```base%' OR c.content LIKE '%~~~base%' ORDER BY 1"""
         ).fetchall()
         return [r[0] for r in rows]

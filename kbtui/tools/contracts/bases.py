@@ -11,7 +11,11 @@ BASE_QUERY = ToolSpec(
     "rows with the view's columns, groups and summaries, as Obsidian shows them. Without "
     "file or yaml: lists the vault's bases and their views.",
     {
-        "file": Param("string", "The base: vault path or name (e.g. Books).", max_length=500),
+        "file": Param(
+            "string",
+            "The base: vault path or name (e.g. Books); a note's Nth ```base block: Note.md#N.",
+            max_length=500,
+        ),
         "yaml": Param("string", "A base's YAML, instead of a file.", max_length=20000),
         "view": Param("string", "View name (default: the first).", max_length=200),
         "this": Param("string", "Note that `this` is (as when embedded in it).", max_length=500),

@@ -102,6 +102,7 @@ class Renamer:
         edits: list[FileEdit] = []
         changes: list[dict[str, Any]] = []
         total = 0
+        touched = 0  # files whose text changes: the moved note itself may not
         linking = self._linking(changing, old_path)
         # A dry run plans from files only, the store let go (searches go on); a real
         # rename keeps it: what it read of the index must still hold when it writes.
@@ -130,9 +131,10 @@ class Renamer:
                     change["lines"] = _changed_lines(text, new)
                 changes.append(change)
                 if new != text:
+                    touched += 1
                     edits.append(FileEdit(self.vault / path, data, encode(new)))
         moved = f"{old_path} -> {new_path}" + (f" ({meant})" if meant else "")
-        counted = f"{total} link(s) in {len(changes)} file(s)"
+        counted = f"{total} link(s) in {touched} file(s)"
         if retargeted:
             counted += f"; {len(retargeted)} other link(s) change target"
         if args["dryRun"]:

@@ -17,7 +17,14 @@ from textual.widgets import DataTable, Static, Tab, Tabs
 
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
-from kbtui.tui.widgets.base_layouts import BaseCards, BaseList, Card, Groups, cell
+from kbtui.tui.widgets.base_layouts import (
+    BaseCards,
+    BaseList,
+    Card,
+    Groups,
+    cell,
+    fill_table,
+)
 
 ROW_LIMIT = 1000
 
@@ -163,7 +170,7 @@ class BaseScreen(KbScreen):
             if first:
                 cards.focus_card()
         else:
-            self._fill_table(table, answer, groups)
+            fill_table(table, answer, groups, self.sort_by)
             if isinstance(self.focused, (Card, BaseList)):
                 table.focus()  # from a list or cards view: its widget is hidden now
         named = {c["id"]: c["name"] for c in columns}
@@ -175,33 +182,6 @@ class BaseScreen(KbScreen):
             arrow = "▼" if self.sort_by[1] else "▲"
             lines.insert(0, f"sorted by {named.get(self.sort_by[0])} {arrow}")
         self.query_one("#base-summary", Static).update(Text("\n".join(lines), style="dim"))
-
-    def _fill_table(self, table: DataTable[Any], answer: dict[str, Any], groups: Groups) -> None:
-        """A table view; a map view too, its rows' coordinates (latitude, longitude) last."""
-        table.clear(columns=True)
-        columns = answer["columns"]
-        for column in columns:
-            arrow = ""
-            if self.sort_by and self.sort_by[0] == column["id"]:
-                arrow = " ▼" if self.sort_by[1] else " ▲"
-            table.add_column(column["name"] + arrow, key=column["id"])
-        is_map = answer.get("type") == "map"
-        if is_map:
-            table.add_column("Coordinates", key="coordinates")
-        rows = answer["rows"]
-        width = len(columns) + is_map
-        for group, indices in groups:
-            if group is not None:
-                label = Text(
-                    f"▸ {group['label'] or '(empty)'} ({len(group['rows'])})", style="bold"
-                )
-                table.add_row(label, *[""] * (width - 1), key=f"group:{group['label']}")
-            for i in indices:
-                row = rows[i]
-                values = [cell(row["values"].get(c["id"])) for c in columns]
-                if is_map:
-                    values.append(", ".join(str(x) for x in row.get("coordinates") or []))
-                table.add_row(*values, key=row["path"])
 
     def _sorted(self, rows: list[dict[str, Any]], indices: Any) -> list[int]:
         if self.sort_by is None:

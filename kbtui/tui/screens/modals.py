@@ -146,7 +146,9 @@ class HelpScreen(ModalScreen[None]):
                     )
                     table.add_row(Text(keys), Text(binding.tooltip or binding.description))
             parts += [Text(title, style="bold underline"), table, Text()]
-        parts.append(Text("ctrl+p opens the command palette. Escape closes this.", style="dim"))
+        parts.append(
+            Text("ctrl+p: the command palette; ctrl+q quits. Escape closes this.", style="dim")
+        )
         with VerticalScroll(id="dialog"):
             yield Static(Group(*parts))
 

@@ -279,7 +279,7 @@ class NoteScreen(ObsidianPanels):
             content = "*No text in this note: its properties (right) are what it says.*"
         await body.update(note_markdown(content))
         if "pages" not in note:
-            self.show_base_embeds(message.entity_id, content)
+            self.show_base_embeds(message.entity_id, content, str(meta.get("file_path", "")))
         self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
         if self.at[0] is not None:
             self.call_after_refresh(self._go_to_line)

@@ -1,6 +1,7 @@
 """The note view's Obsidian panels, toggled by their keys: the outline (`O`) and the files
-linking to the note as Obsidian counts them (`B`); opening a note at a line (a task's); and
-the bases it embeds, drawn under their lines (kbtui.tui.widgets.base_embed)."""
+linking to the note as Obsidian counts them (`B`); opening a note at a line (a task's); the
+bases it embeds, drawn under their lines (kbtui.tui.widgets.base_embed), and its ```base
+blocks drawn in their places (kbtui.tui.widgets.base_block)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.widgets import Markdown
 
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note_rename import RenameNote
+from kbtui.tui.widgets.base_block import BaseBlock, place_blocks
 from kbtui.tui.widgets.base_embed import EMBED_ROWS, BaseEmbed, Embed, base_embeds, place_embeds
 from kbtui.tui.widgets.note_panels import backlink_options, block_holding, outline_options
 from kbtui.tui.widgets.results import EntityList
@@ -76,8 +78,10 @@ class ObsidianPanels(RenameNote):
             scroll.scroll_to_widget(block, animate=False, top=True)
 
     # -- embedded bases --------------------------------------------------------------------
-    def show_base_embeds(self, entity_id: str, content: str) -> None:
-        """Draw the bases the note embeds (after its body is drawn, which removed the old)."""
+    def show_base_embeds(self, entity_id: str, content: str, path: str) -> None:
+        """Draw the bases the note embeds and its ```base blocks in their places (after its
+        body is drawn, which removed the old)."""
+        place_blocks(self.query_one("#note-body", Markdown), content, path, entity_id)
         embeds = base_embeds(content)
         if embeds:
             self.load_embeds(entity_id, embeds)
@@ -95,6 +99,11 @@ class ObsidianPanels(RenameNote):
     def _place_embeds(self, entity_id: str, drawn: list[tuple[Embed, dict[str, Any]]]) -> None:
         if entity_id == self.entity_id:
             place_embeds(self.query_one("#note-body", Markdown), drawn)
+
+    @on(BaseBlock.Opened)
+    def _open_block(self, event: BaseBlock.Opened) -> None:
+        event.stop()
+        self.app.push_screen(BaseScreen(event.file, event.view, this=self.entity_id))
 
     @on(BaseEmbed.Opened)
     def _open_embed(self, event: BaseEmbed.Opened) -> None:

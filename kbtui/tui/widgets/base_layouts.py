@@ -1,6 +1,8 @@
 """A base view's rows drawn as Obsidian lays them out (help: Bases > Layouts): a list view as a
-bulleted list, each note followed by its other properties; a cards view as a grid of cards,
-the cover image named where a terminal cannot draw it, then the title and the properties.
+list (bullets, numbers or no markers; properties after the note or indented under it), a
+cards view as a grid of cards as wide as the view's card size: the cover image named where a
+terminal cannot draw it (a vault file's name, which `o` opens in the system's viewer), then the
+title and the properties.
 Groups are header lines in both. The rows come from the base_query answer the screen holds."""
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.events import Resize
-from textual.widgets import OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from kbtui.tui.messages import OpenNote
 
 Groups = list[tuple[dict[str, Any] | None, list[int]]]  # (group or None, row indices in order)
+Sort = tuple[str, bool] | None  # (column id, descending); None: the view's own order
 CARD_WIDTH = 28  # columns a card takes, its border and gap included
 CARDS_SHOWN = 200  # a widget per card: past this the screen says how many more there are
 HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
@@ -64,8 +67,10 @@ def group_label(group: dict[str, Any]) -> Text:
 
 
 class BaseList(OptionList):
-    """A list view: a bullet per note, its primary property, then the others after it
-    separated by commas (the help's default separator); Enter opens the note."""
+    """A list view: each note with its marker (bullets, numbers restarting per group, or
+    none), its primary property, then the others after it joined by the view's separator (a
+    comma by default) or, with indentProperties, each on a line of its own under it; Enter
+    opens the note."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -73,17 +78,13 @@ class BaseList(OptionList):
 
     def show(self, answer: dict[str, Any], groups: Groups) -> None:
         columns, rows = answer["columns"], answer["rows"]
+        settings = answer.get("layout") or {}
         options: list[Option] = []
         for group, indices in groups:
             if group is not None:
                 options.append(Option(group_label(group), disabled=True))
-            for i in indices:
-                row = rows[i]
-                line = Text.assemble("• ", (row_title(row, columns), "bold"))
-                rest = [cell(row["values"].get(c["id"])) for c in columns[1:]]
-                if any(rest):
-                    line.append("  " + ", ".join(r for r in rest if r), style="dim")
-                options.append(Option(line, id=f"{i}"))
+            for n, i in enumerate(indices, 1):
+                options.append(Option(list_item(rows[i], columns, n, settings), id=f"{i}"))
         highlighted = self.highlighted
         self.clear_options()
         self.add_options(options)
@@ -100,6 +101,56 @@ class BaseList(OptionList):
                 self.post_message(OpenNote(entity_id))
 
 
+def list_item(
+    row: dict[str, Any], columns: list[dict[str, str]], number: int, settings: dict[str, Any]
+) -> Text:
+    """One item of a list view as the view's settings (kbtui.bases.views.layout) say."""
+    marker = {"number": f"{number}. ", "none": ""}.get(settings.get("markers", ""), "• ")
+    line = Text.assemble(marker, (row_title(row, columns), "bold"))
+    rest = [v for c in columns[1:] if (v := cell(row["values"].get(c["id"])))]
+    if rest and settings.get("indentProperties"):
+        pad = " " * max(2, len(marker))
+        for value in rest:
+            line.append("\n" + pad + value, style="dim")
+    elif rest:
+        line.append("  " + str(settings.get("separator", ", ")).join(rest), style="dim")
+    return line
+
+
+def fill_table(
+    table: DataTable[Any], answer: dict[str, Any], groups: Groups, sort_by: Sort = None
+) -> None:
+    """A table view; a map view too, its rows' coordinates (latitude, longitude) last."""
+    table.clear(columns=True)
+    columns = answer["columns"]
+    for column in columns:
+        arrow = ""
+        if sort_by and sort_by[0] == column["id"]:
+            arrow = " ▼" if sort_by[1] else " ▲"
+        table.add_column(column["name"] + arrow, key=column["id"])
+    is_map = answer.get("type") == "map"
+    if is_map:
+        table.add_column("Coordinates", key="coordinates")
+    rows = answer["rows"]
+    width = len(columns) + is_map
+    for group, indices in groups:
+        if group is not None:
+            label = group_label(group)
+            table.add_row(label, *[""] * (width - 1), key=f"group:{group['label']}")
+        for i in indices:
+            row = rows[i]
+            values = [cell(row["values"].get(c["id"])) for c in columns]
+            if is_map:
+                values.append(", ".join(str(x) for x in row.get("coordinates") or []))
+            table.add_row(*values, key=row["path"])
+
+
+def card_width(settings: dict[str, Any]) -> int:
+    """Columns a card takes: the view's cardSize (pixels, Obsidian's default 200) scaled."""
+    size = settings.get("cardSize")
+    return CARD_WIDTH if not size else max(16, min(64, round(size * CARD_WIDTH / 200)))
+
+
 class Card(Static, can_focus=True):
     """One note's card; the arrows move between cards as they stand in the grid."""
 
@@ -109,6 +160,7 @@ class Card(Static, can_focus=True):
         Binding("left", "move(-1, 0)", "Card left", show=False),
         Binding("right", "move(1, 0)", "Card right", show=False),
         Binding("enter", "open", "Open note", id="base.card_open"),
+        Binding("o", "open_cover", "Open image", id="base.card_cover"),
     ]
 
     def __init__(self, row: dict[str, Any], body: Text, place: tuple[int, int]) -> None:
@@ -125,6 +177,24 @@ class Card(Static, can_focus=True):
     def action_open(self) -> None:
         if self.row.get("id"):
             self.post_message(OpenNote(self.row["id"]))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`o` is offered (in the footer too) only on a card whose cover can be opened."""
+        if action == "open_cover":
+            image = self.row.get("image")
+            web = isinstance(image, str) and image.startswith(("http://", "https://"))
+            return bool(self.row.get("imagePath")) or web
+        return True
+
+    def action_open_cover(self) -> None:
+        """The cover in the system's viewer: a vault file, or a web address."""
+        image = self.row.get("image")
+        if self.row.get("imagePath"):
+            self.app.open_file(self.row["imagePath"])  # type: ignore[attr-defined]
+        elif isinstance(image, str) and image.startswith(("http://", "https://")):
+            self.app.open_url(image)
+        else:
+            self.notify("This card's cover is no file to open.", severity="warning")
 
     def on_click(self) -> None:
         self.focus()
@@ -146,13 +216,15 @@ class BaseCards(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.cards: list[list[Card]] = []
+        self.card_width = CARD_WIDTH
 
     @property
     def columns(self) -> int:
-        return max(1, (self.size.width - 2) // CARD_WIDTH)
+        return max(1, (self.size.width - 2) // self.card_width)
 
     def show(self, answer: dict[str, Any], groups: Groups) -> None:
         columns, rows = answer["columns"], answer["rows"]
+        self.card_width = card_width(answer.get("layout") or {})
         at = self.focused_place()
         self.remove_children()
         self.cards = []
@@ -227,7 +299,10 @@ class BaseCards(VerticalScroll):
 def card_body(row: dict[str, Any], columns: list[dict[str, str]]) -> Text:
     """The cover (named), the title, then each other property as "name value"."""
     lines: list[Text] = []
-    if "image" in row:
+    if "imagePath" in row:  # a vault file: its name, underlined; `o` opens it
+        name = str(row["imagePath"]).rsplit("/", 1)[-1]
+        lines.append(Text.assemble(("▨ ", "italic"), (name, "underline")))
+    elif "image" in row:
         lines.append(image_label(row.get("image")) or Text("▨ (no image)", style="dim italic"))
     lines.append(Text(row_title(row, columns), style="bold"))
     for column in columns[1:]:

@@ -61,8 +61,10 @@ def metadata_table(metadata: dict[str, Any]) -> RenderableType:
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")
     for key, value in metadata.items():
-        if key in HIDDEN_METADATA or value in (None, "", [], {}):
+        if value in (None, "", [], {}):
             continue
+        if key in HIDDEN_METADATA and not (key == "type" and "[[" in _value_text(value)):
+            continue  # `type: [[UI]]` is a link, not the note's type: a property to show
         table.add_row(
             Text(cell_safe(key)), Text(cell_safe(_value_text(value)))
         )  # values are not Rich markup

@@ -1,0 +1,56 @@
+"""Vault commands a new user met: `kbtui tasks --daily` (Obsidian CLI's `tasks daily`): the
+tasks of today's daily note only (where `.obsidian/daily-notes.json` puts it), none before it
+exists; `kbtui bases` with no base. Real processes, real DuckDB files, real files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def kbtui(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kbtui.cli", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
+
+
+def test_tasks_daily_lists_only_todays_note(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Journal"}))
+    (vault / "Journal").mkdir()
+    (vault / "Journal" / "2020-01-01.md").write_text("- [ ] an old day's task\n")
+    (vault / "todo.md").write_text("- [ ] not in the daily note\n")
+    assert kbtui("index", "--no-embed", "--vault", str(vault)).returncode == 0
+    none_yet = kbtui("tasks", "--daily", "--total", "--vault", str(vault))
+    assert none_yet.returncode == 0, none_yet.stderr
+    assert none_yet.stdout.strip() == "0"
+
+    today = vault / "Journal" / f"{dt.date.today().isoformat()}.md"
+    today.write_text("# Today\n\n- [ ] call the bank\n- [x] water the plants\n")
+    assert kbtui("index", "--no-embed", "--vault", str(vault)).returncode == 0
+    listed = kbtui("tasks", "--daily", "--todo", "--vault", str(vault))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == ["- [ ] call the bank"]
+    counted = kbtui("tasks", "--daily", "--total", "--vault", str(vault))
+    assert counted.stdout.strip() == "2"
+
+
+def test_bases_in_a_vault_without_any_says_so(tmp_path: Path) -> None:
+    """`kbtui bases` on vault_example-like vaults printed nothing at all: a new user could not
+    tell "none" from "broken". stdout stays empty (a list of none); stderr says it."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("A note and no base.\n")
+    res = kbtui("bases", "--vault", str(vault))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ""
+    assert "no bases in this vault" in res.stderr
