@@ -130,6 +130,28 @@ def test_a_note_with_a_body_is_found_by_words_only_its_properties_give(vault: Pa
         kb.close()
 
 
+def test_a_template_is_found_by_the_names_of_its_empty_fields(vault: Path) -> None:
+    """kepano's Real Estate Template is `price:`, `sqft:`, `lotsqft:` left empty: those names
+    are all it says of itself, and Obsidian's search finds them in the file."""
+    (vault / "Templates").mkdir(exist_ok=True)
+    (vault / "Templates" / "House Listing.md").write_text(
+        '---\ncategories:\n  - "[[Places]]"\ntype: []\naddress:\nprice:\nsqft:\nlotsqft:\n---\n'
+    )
+    (vault / "Templates" / "Stock Trade.md").write_text("---\nticker:\nshares:\n---\nA trade.\n")
+    settings = Settings.for_vault(vault)
+    index(settings, HashEmbedder())
+    kb = KnowledgeBase.open(settings, HashEmbedder())
+    try:
+        found = kb.call("kb_search", {"query": "sqft lotsqft", "mode": "keyword"})
+        assert [r["title"] for r in found["results"]][:1] == ["House Listing"], found
+        found = kb.call("kb_search", {"query": "ticker shares", "mode": "keyword"})
+        assert [r["title"] for r in found["results"]][:1] == ["Stock Trade"], found
+        chunk = kb.call("get_chunk", {"chunk_id": found["results"][0]["metadata"]["chunk_id"]})
+        assert chunk["content"] == "A trade."  # the names are words, not the note's text
+    finally:
+        kb.close()
+
+
 def test_an_index_from_before_gets_the_properties_chunks(vault: Path) -> None:
     """Schema 4 re-reads notes that have no chunk, so an upgraded index finds them too."""
     (vault / "Blade Runner.md").write_text(FILM)

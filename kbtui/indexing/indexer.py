@@ -37,7 +37,7 @@ from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
-from kbtui.vault.plain import plain_text
+from kbtui.vault.plain import prose_text
 from kbtui.vault.scan import NotAFileError, is_note, read_note_bytes
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -46,8 +46,9 @@ MAX_NOTE_BYTES = 10 * 1024 * 1024
 TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
 CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
 # Bump when what a chunk shows, embeds or indexes changes (kbtui.vault.hidden, plain.py):
-# 2 = without comments and HTML markup; 3 = code/data chunks not embedded; 4 = properties.
-TEXT_VERSION = "4"
+# 2 = without comments and HTML markup; 3 = code/data chunks not embedded; 4 = properties;
+# 5 = field lines not embedded (plain.prose_text).
+TEXT_VERSION = "5"
 INDEX_VERSION_KEY = "index_text_version"
 KEYWORD_HIDDEN = frozenset({MARKUP})  # what BM25 leaves out of a chunk
 
@@ -70,7 +71,7 @@ def embed_text(title: str, heading: str, content: str) -> str:
     """What the model sees for a chunk: title and heading path for context, then plain prose.
 
     `content` is the chunk as Obsidian shows it (no comments or HTML markup: the store's
-    `shown`). Code blocks are left out unless the chunk is nothing but code.
+    `shown`). Field lines and code blocks are left out unless the chunk has no other prose.
     """
     if page_of(heading) is not None:  # a PDF page's `p. N` is no context: a page that
         heading = ""  # moves keeps its vector (pending rows bring the heading back here)
@@ -78,10 +79,7 @@ def embed_text(title: str, heading: str, content: str) -> str:
     if path and path[0] == title:
         path = path[1:]
     context = " > ".join([title, *path])
-    prose = plain_text(content)
-    if len(prose) < 40:
-        prose = plain_text(content, keep_code=True)
-    return f"{context}\n{prose}"
+    return f"{context}\n{prose_text(content)}"
 
 
 def keyword_text(title: str, heading: str, content: str) -> str:

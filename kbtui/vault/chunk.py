@@ -155,11 +155,22 @@ def with_properties(
     """`texts` (one per chunk, for BM25) with the note's properties added to its first body
     chunk: words a note gives only in its properties (redis docs' `description`, an `aliases`
     entry) are its words too, as Obsidian's search finds them in the file. A note with no
-    body already has them as its properties chunk (empty span); `title` is counted already."""
-    if not chunks or chunks[0].end <= chunks[0].start:
+    body already has them as its properties chunk (empty span); `title` is counted already.
+    The names of properties left empty are words of either (a template's fields)."""
+    if not chunks:
         return texts
-    props = properties_text({k: v for k, v in frontmatter.items() if k != "title"})
-    return [f"{texts[0]}\n{props}", *texts[1:]] if props else texts
+    unset = " ".join(k for k, v in frontmatter.items() if k not in _INTERNAL_KEYS and _unset(v))
+    props = ""
+    if chunks[0].end > chunks[0].start:
+        props = properties_text({k: v for k, v in frontmatter.items() if k != "title"})
+    extra = "\n".join(t for t in (props, unset) if t)
+    return [f"{texts[0]}\n{extra}", *texts[1:]] if extra else texts
+
+
+def _unset(value: Any) -> bool:
+    """A property with no value: its name is all a template says of itself ("price:", "sqft:"
+    in kepano's Real Estate Template), and Obsidian's search finds it in the file."""
+    return value is None or value == "" or value == [] or value == {}
 
 
 def _shown(value: Any) -> str:
