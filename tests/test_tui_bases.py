@@ -81,6 +81,13 @@ async def test_a_base_opens_as_a_table_with_view_tabs(base_runtime: VaultRuntime
         ]
         tabs = screen.query_one("#base-tabs", Tabs)
         assert [str(t.label) for t in tabs.query("Tab")] == ["All concepts", "Sync"]
+        assert app.focused is table  # the rows take the keys when the base opens
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "concept:crdt"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen and app.focused is table
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert screen.view_name == "Sync"  # a list view: a bulleted list, not the table
