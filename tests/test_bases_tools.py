@@ -191,6 +191,10 @@ def test_mcp_base_query_errors_are_structured(mcp: Mcp) -> None:
         "base_query", {"yaml": "formulas:\n  a: formula.b\n  b: formula.a\n"}, "ValidationError"
     )
     assert "formula.a -> formula.b -> formula.a" in answer["message"]
+    # a YAML error names the line of the text given, even where the parser stops past its end
+    for yaml_text, line in (("filters: [[[", 1), ("views: []\nfilters: [[[\nlimit: 3\n", 2)):
+        answer = mcp.bad("base_query", {"yaml": yaml_text}, "ValidationError", "yaml")
+        assert answer["message"].startswith(f"line {line}: not valid YAML"), answer["message"]
     mcp.bad("base_query", {"file": "Books", "view": "Missing"}, "ValidationError")
     mcp.bad("base_query", {"file": "Books", "limit": 0}, "ValidationError", "limit")
 
@@ -244,3 +248,12 @@ def test_cli_prints_a_map_views_coordinates(tmp_path: Path) -> None:
         ["Nowhere", "", ""],
         ["Opera", "-33.8568, 151.2153", ""],
     ]
+
+
+def test_a_broken_base_block_names_the_notes_line(tmp_path: Path) -> None:
+    """A ```base block's YAML error is reported at the note's line, not the block's."""
+    (tmp_path / "Reading.md").write_text(
+        "# Reading\n\nSome text.\n\n```base\nviews: []\nfilters: [[[\n```\n", encoding="utf-8"
+    )
+    code, out = run(tmp_path, "base:query", "Reading")
+    assert code != 0 and "line 7: not valid YAML" in out, out
