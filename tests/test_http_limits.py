@@ -182,6 +182,14 @@ def _open_session(port: int, token: str) -> str:
     return session
 
 
+def server_end_open(server_port: int, client_port: int) -> bool:
+    """Whether the kernel still has the server's end of this connection (Linux's table of
+    TCP sockets: a connection dropped by TCP_USER_TIMEOUT leaves it)."""
+    here, there = f":{server_port:04X}", f":{client_port:04X}"
+    rows = (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
+    return any(row[1].endswith(here) and row[2].endswith(there) for row in rows)
+
+
 def test_a_reader_that_never_reads_is_cut_off_and_holds_nobody(
     runtime: VaultRuntime, tmp_path: Path, stop_after: list[HttpServer]
 ) -> None:
@@ -214,7 +222,9 @@ def test_a_reader_that_never_reads_is_cut_off_and_holds_nobody(
         _, answer = timed_search(f"http://127.0.0.1:{server.port}/mcp", token)
         assert answer["ok"]
     wait_for(lambda: any("reader-stalled" in line for line in log_lines(tmp_path)), 30)
-    time.sleep(8)  # the kernel's zero-window probes find the bound passed and reset
+    # the kernel's zero-window probes find the bound passed and drop the server's end: wait
+    # for that itself (the probes back off: 2-8 s); reading first would open the window
+    wait_for(lambda: not server_end_open(server.port, reader.getsockname()[1]), 60)
     reader.settimeout(10)
     received = 0
     try:

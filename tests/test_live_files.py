@@ -1,12 +1,12 @@
 """Files that are not notes, live: a VaultRuntime with its real watchdog observer on a real
 vault. A .zip, a .psd or a text file added, changed, renamed or deleted reaches the index's
-`file.*` rows through the watcher alone (no full pass), so a base over every file (kepano's
-"Everything" view) is current within the usual save -> searchable time."""
+`file.*` rows through the watcher alone (a pass over the changed paths, no full pass), so a
+base over every file (kepano's "Everything" view) stays current. How soon is measured by
+bench/watch_latency.py (save -> searchable), not here: a loaded CI machine has no bound."""
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ views:
     name: Files
     order: [file.name, file.ext, file.size, file.folder]
 """
-SECONDS = 5.0  # the usual save -> searchable bound the live tests hold a note to, and more
+WAIT = 60.0  # a deadline for a change that never shows, not a speed bound
 
 
 @pytest.fixture
@@ -45,19 +45,21 @@ def files(rt: VaultRuntime) -> dict[str, dict[str, Any]]:
     return {row["path"]: row["values"] for row in answer["rows"]}
 
 
-def within(check: Any) -> float:
-    """Seconds until `check()` holds (the test fails past SECONDS * 4)."""
-    started = time.monotonic()
-    assert eventually(check, SECONDS * 4), "the index never showed the change"
-    return time.monotonic() - started
+def watched(rt: VaultRuntime, check: Any) -> None:
+    """Until `check()` holds; the passes that brought it were the watcher's over the changed
+    paths alone (a full pass counts the vault's ~70 other files as unchanged)."""
+    assert eventually(check, WAIT), "the index never showed the change"
+    assert rt.worker.wait_idle(WAIT)
+    last = rt.status()["index"]["last_pass"]
+    assert last["unchanged"] <= 2, last
 
 
 def test_a_non_note_file_is_listed_changed_renamed_and_removed_live(live: VaultRuntime) -> None:
     vault = live.settings.vault
     assert "concepts/old.zip" not in files(live)
-    took = []  # (a new folder would make the watcher ask for a full pass: use one that is there)
+    # (a new folder would make the watcher ask for a full pass: use one that is there)
     (vault / "concepts" / "old.zip").write_bytes(b"PK\x03\x04" + b"\0" * 96)
-    took.append(within(lambda: "concepts/old.zip" in files(live)))
+    watched(live, lambda: "concepts/old.zip" in files(live))
     row = files(live)["concepts/old.zip"]
     assert row == {"file.name": "old.zip", "file.ext": "zip", "file.size": 100,
                    "file.folder": "concepts"}  # fmt: skip
@@ -65,17 +67,16 @@ def test_a_non_note_file_is_listed_changed_renamed_and_removed_live(live: VaultR
 
     with (vault / "concepts" / "old.zip").open("ab") as fh:  # changed in place
         fh.write(b"\0" * 900)
-    took.append(within(lambda: files(live).get("concepts/old.zip", {}).get("file.size") == 1000))
+    watched(live, lambda: files(live).get("concepts/old.zip", {}).get("file.size") == 1000)
 
     os.replace(vault / "concepts" / "old.zip", vault / "layers.psd")  # renamed and moved
-    took.append(within(lambda: "layers.psd" in files(live)))
+    watched(live, lambda: "layers.psd" in files(live))
     now = files(live)
     assert "concepts/old.zip" not in now
     assert now["layers.psd"]["file.ext"] == "psd" and now["layers.psd"]["file.size"] == 1000
 
     (vault / "layers.psd").unlink()
-    took.append(within(lambda: "layers.psd" not in files(live)))
-    assert max(took) < SECONDS, took
+    watched(live, lambda: "layers.psd" not in files(live))
 
 
 def test_a_file_in_a_hidden_folder_stays_out(live: VaultRuntime) -> None:
@@ -85,5 +86,5 @@ def test_a_file_in_a_hidden_folder_stays_out(live: VaultRuntime) -> None:
     (vault / ".obsidian").mkdir(exist_ok=True)
     (vault / ".obsidian" / "cache.zip").write_bytes(b"zip")
     (vault / "visible.txt").write_text("marker\n", encoding="utf-8")
-    within(lambda: "visible.txt" in files(live))
+    watched(live, lambda: "visible.txt" in files(live))
     assert not [p for p in files(live) if p.startswith(".")]

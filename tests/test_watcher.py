@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -214,21 +213,23 @@ def test_a_real_observer_reports_saves_renames_and_skips_ignored(tmp_path: Path)
         arrived.set()
 
     watcher = VaultWatcher(vault, collect, index_dir=vault / ".kbtui", quiet=0.2)
+    # Only the quiet period can hand a batch over (no storm cap within the test): a batch
+    # proves the flush timer woke on it, whatever the machine's load delays it by.
+    watcher.batcher.max_wait = 3600.0
     assert watcher.start()
     try:
-        started = time.monotonic()
         (vault / "notes" / "idea.md").write_text("# An idea\n")
         (vault / ".kbtui" / "index.duckdb").write_bytes(b"x")
-        assert arrived.wait(2.0), "no batch within 2 s"
-        assert time.monotonic() - started < 2.0
+        assert arrived.wait(60), "no batch after the quiet period"
         assert got == [ChangeBatch(("notes/idea.md",))]
 
         arrived.clear()
         temp = vault / "notes" / ".idea.md.tmp"
         temp.write_text("# An idea, revised\n")
         os.replace(temp, vault / "notes" / "idea.md")
-        assert arrived.wait(2.0)
+        assert arrived.wait(60)
         assert got[-1] == ChangeBatch(("notes/idea.md",))
+        assert not [b for b in got if any(".kbtui" in p or ".tmp" in p for p in b.paths)]
     finally:
         watcher.stop()
 

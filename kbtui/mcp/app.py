@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import anyio
 from mcp.server.stdio import stdio_server
 
+from kbtui.mcp.process import share_interpreter
 from kbtui.mcp.server import build_server
 from kbtui.runtime.shared import SharedVault
 
@@ -52,6 +53,7 @@ def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
         logging.shutdown()
         os._exit(0)
 
+    share_interpreter()  # the owner's tool calls run beside its indexing and long work
     previous: dict[int, Any] = {}
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous[sig] = signal.signal(sig, on_signal)
@@ -69,6 +71,7 @@ def run_http(handle: SharedVault, server: HttpServer) -> None:
     """Serve Streamable HTTP until SIGINT/SIGTERM, then close the vault. uvicorn stops on
     either signal and raises it again once stopped: the handlers here take that second one
     so the vault is still closed cleanly."""
+    share_interpreter()  # many clients' calls beside scans and saves
     previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = "" if handle.role == "owner" else f" through kbtui process {handle.owner_pid}"
     log.info("serving %s over MCP at %s%s", handle.settings.vault, server.url, where)
