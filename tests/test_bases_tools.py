@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -115,9 +116,13 @@ def test_cli_lists_bases_views_and_rows_in_every_format(tmp_path: Path) -> None:
     assert code == 1 and "no base 'Nope'" in out
     # kb_search and kb_get know bases exist
     code, out = run(vault, "search", "books base", "--mode", "keyword", "--json")
-    first = json.loads(out)["results"][0]
+    results = json.loads(out)["results"]
+    first = results[0]
     assert (first["id"], first["type"], first["title"]) == ("base:books", "base", "Books.base")
     assert "By rating (table)" in first["snippet"]
+    assert "base_query" not in first["snippet"]  # an MCP tool's name means nothing in the CLI
+    scores = [r["score"] for r in results]
+    assert len(results) > 1 and scores == sorted(scores, reverse=True)  # in the order shown
     code, out = run(vault, "get", "base:books", "--json")
     assert code == 0 and json.loads(out)["content"] == BOOKS_BASE
     code, out = run(vault, "search", "books novel", "--mode", "keyword", "--json")
@@ -190,6 +195,10 @@ def test_mcp_base_query_errors_are_structured(mcp: Mcp) -> None:
         "base_query", {"yaml": "formulas:\n  a: formula.b\n  b: formula.a\n"}, "ValidationError"
     )
     assert "formula.a -> formula.b -> formula.a" in answer["message"]
+    # a YAML error names the line of the text given, even where the parser stops past its end
+    for yaml_text, line in (("filters: [[[", 1), ("views: []\nfilters: [[[\nlimit: 3\n", 2)):
+        answer = mcp.bad("base_query", {"yaml": yaml_text}, "ValidationError", "yaml")
+        assert answer["message"].startswith(f"line {line}: not valid YAML"), answer["message"]
     mcp.bad("base_query", {"file": "Books", "view": "Missing"}, "ValidationError")
     mcp.bad("base_query", {"file": "Books", "limit": 0}, "ValidationError", "limit")
 
@@ -242,3 +251,30 @@ def test_cli_prints_a_map_views_coordinates(tmp_path: Path) -> None:
         ["Nowhere", "", ""],
         ["Opera", "-33.8568, 151.2153", ""],
     ]
+
+
+def test_a_broken_base_block_names_the_notes_line(tmp_path: Path) -> None:
+    """A ```base block's YAML error is reported at the note's line, not the block's."""
+    (tmp_path / "Reading.md").write_text(
+        "# Reading\n\nSome text.\n\n```base\nviews: []\nfilters: [[[\n```\n", encoding="utf-8"
+    )
+    code, out = run(tmp_path, "base:query", "Reading")
+    assert code != 0 and "line 7: not valid YAML" in out, out
+
+
+KEPANO = Path("/work/shared/data/vaults/kepano")
+
+
+@pytest.mark.skipif(not KEPANO.is_dir(), reason="kepano's vault is not here")
+def test_a_base_hit_is_placed_by_its_score_on_kepano(tmp_path: Path) -> None:
+    """On kepano's vault (real model) the note Books outscores 0.9: the base's hit must not
+    sit above a better score, and names what it matched without an MCP tool's name."""
+    vault = tmp_path / "kepano"
+    shutil.copytree(KEPANO, vault, ignore=shutil.ignore_patterns(".kbtui"))
+    assert run(vault, "index")[0] == 0
+    code, out = run(vault, "search", "books base", "--json")
+    results = json.loads(out)["results"]
+    assert code == 0 and results[0]["title"] == "Books.base"  # named in full: the best match
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True), [(r["title"], r["score"]) for r in results]
+    assert "base_query" not in results[0]["snippet"]

@@ -118,6 +118,9 @@ def test_update_refused_when_line_changed(todo_rt: VaultRuntime) -> None:
     assert path.read_bytes() == text  # nothing written
     not_task = todo_rt.call("task_update", {"file": "todo.md", "line": 1, "status": "done"})
     assert not not_task["ok"] and path.read_bytes() == text
+    # a line that holds no task is named as such, not as a file that changed
+    assert "line 1 of todo.md holds no task" in not_task["message"], not_task["message"]
+    assert "changed" not in not_task["message"] and not_task["error"]["field"] == "line"
     bad = todo_rt.call("task_update", {"file": "todo.md", "line": 0})
     assert bad["error"]["type"] == "VALIDATION" and bad["error"]["field"] == "line"
 

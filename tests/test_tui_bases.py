@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList
 from textual.widgets import DataTable, Markdown, Tabs
 
 from kbtui.embed import HashEmbedder
@@ -81,6 +82,13 @@ async def test_a_base_opens_as_a_table_with_view_tabs(base_runtime: VaultRuntime
         ]
         tabs = screen.query_one("#base-tabs", Tabs)
         assert [str(t.label) for t in tabs.query("Tab")] == ["All concepts", "Sync"]
+        assert app.focused is table  # the rows take the keys when the base opens
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "concept:crdt"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen and app.focused is table
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert screen.view_name == "Sync"  # a list view: a bulleted list, not the table
@@ -194,3 +202,26 @@ async def test_the_palette_opens_a_base(base_runtime: VaultRuntime) -> None:
             "Café des idées",
             "crdt",
         ]
+
+
+async def test_the_palette_names_the_view_a_base_opens_on(tui_vault: Path) -> None:
+    """A base whose first view is cards is not announced as a table."""
+    (tui_vault / "Gallery.base").write_text(
+        "views:\n  - type: cards\n    name: Covers\n  - type: table\n    name: All\n",
+        encoding="utf-8",
+    )
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        app = make_app(runtime)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await type_text(pilot, "open base gallery")
+            await settle(pilot)
+            hits = app.screen.query_one(CommandList)
+            shown = [str(hits.get_option_at_index(i).prompt) for i in range(hits.option_count)]
+            gallery = [line for line in shown if "Gallery.base" in line]
+            assert len(gallery) == 1 and "Covers (cards)" in gallery[0], shown
+            assert "table" not in gallery[0]
+    finally:
+        runtime.close()

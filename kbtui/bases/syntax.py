@@ -94,12 +94,26 @@ def _to_python(node: yaml.Node) -> Any:
     return value
 
 
+def _error_line(exc: yaml.YAMLError, text: str) -> int | None:
+    """The 0-based line of the text a YAML error is on. At the end of the text (an unclosed
+    bracket) the parser's mark is past the last line: the construct's start is the line to fix."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:
+        return None
+    last = max(len(text.splitlines()) - 1, 0)
+    line: int = mark.line
+    if line > last:
+        context = getattr(exc, "context_mark", None)
+        line = context.line if context is not None else last
+    return min(line, last)
+
+
 def load_yaml(text: str, first_line: int = 0) -> dict[str, Any]:
     try:
         node = yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 + first_line if mark is not None else None
+        line = _error_line(exc, text)
+        line = line + 1 + first_line if line is not None else None
         raise BaseError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}", line) from None
     data = _to_python(node) if node is not None else {}
     if data is None:

@@ -15,7 +15,6 @@ from kbtui.store import Store
 
 _WORDS = re.compile(r"\w+")
 BASE_WORDS = frozenset({"base", "bases"})
-SCORE = 0.9  # a base named in full, with the word "base": a strong match
 
 
 def _bases(store: Store) -> list[str]:
@@ -36,9 +35,11 @@ def base_hits(store: Store, vault: Path, query: str, folder: str | None) -> list
         name_words = {w.lower() for w in _WORDS.findall(name)}
         if not name_words or not name_words <= wanted | {"base"}:
             continue
+        # the share of the query's words its name says: "books base" names Books.base in full
+        score = len(name_words & wanted) / len(wanted) if wanted else 1.0
         hits.append({
             "id": base_id(path), "type": "base", "title": f"{name}.base",
-            "snippet": _views_line(vault, path), "score": SCORE, "source_type": "kb_document",
+            "snippet": _views_line(vault, path), "score": score, "source_type": "kb_document",
             "metadata": {"file_path": path, "tool": "base_query"},
         })  # fmt: skip
     return hits
@@ -50,7 +51,7 @@ def _views_line(vault: Path, path: str) -> str:
     except (OSError, BaseError) as exc:
         return f"Obsidian base that cannot be read: {exc}"[:200]
     names = ", ".join(f"{v.name} ({v.type})" for v in views)
-    return f"Obsidian base; views: {names}. Run it with base_query."[:200]
+    return f"Obsidian base; views: {names}"[:200]  # neutral: each front end says how to run it
 
 
 def base_document(store: Store, vault: Path, entity_id: str) -> dict[str, Any] | None:

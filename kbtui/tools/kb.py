@@ -68,8 +68,9 @@ class KbTools:
             for r in results
         ]
         if filters.get("type") in (None, "base") and not filters.get("tag"):
-            found = (base_hits(self.store, self.vault, args["query"], filters.get("folder"))
-                     + found)[:top_k]  # fmt: skip
+            bases = base_hits(self.store, self.vault, args["query"], filters.get("folder"))
+            # by score, as the spec orders results; a base ahead of a note on a tie
+            found = sorted(bases + found, key=lambda r: -r["score"])[:top_k]
         answer = ok(
             results=found,
             total_found=len(found),

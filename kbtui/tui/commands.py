@@ -21,12 +21,21 @@ NOTE_LIMIT = 100_000  # titles loaded when the palette opens
 MAX_NOTE_HITS = 40
 
 
+def opens_on(base: dict[str, Any]) -> str:
+    """The palette's line under a base: its first view by name and type, since a base's views
+    may be a table, a list, cards or a map."""
+    views = base.get("views") or []
+    if not views:
+        return f"cannot be read: {base['error']}" if base.get("error") else "its rows"
+    return f"opens on its first view, {views[0]['name']} ({views[0]['type']})"
+
+
 class KbCommands(Provider):
     """kbtui's commands, plus one `Open note: <title>` per note in the vault."""
 
     async def startup(self) -> None:
         self.notes: list[tuple[str, str, str]] = []  # (lower-cased title, title, id)
-        self.bases: list[str] = []  # vault paths of .base files and notes with ```base blocks
+        self.bases: list[tuple[str, str]] = []  # (vault path, what it opens on) of each base
         handle = self.kb.handle
         if handle is None:
             return
@@ -35,7 +44,7 @@ class KbCommands(Provider):
         except Exception as exc:  # the palette still offers the rest
             self.app.log.error(f"base list unavailable: {exc}")
             listed = {}
-        self.bases = [str(b["path"]) for b in listed.get("bases") or []]
+        self.bases = [(str(b["path"]), opens_on(b)) for b in listed.get("bases") or []]
         try:
             rows, _total = await asyncio.to_thread(handle.note_page, 0, NOTE_LIMIT)
         except Exception as exc:  # the palette still offers the other commands
@@ -85,12 +94,12 @@ class KbCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
         words = query.lower().split()
-        for path in self.bases:
+        for path, opens in self.bases:
             label = f"Open base: {cell_safe(path)}"
             score = matcher.match(label)
             if score > 0:
                 yield Hit(score, matcher.highlight(label), partial(self.open_base, path),
-                          text=label, help="its views as a table")  # fmt: skip
+                          text=label, help=opens)  # fmt: skip
         hits = 0
         for lower, title, entity_id in self.notes:
             if hits >= MAX_NOTE_HITS:

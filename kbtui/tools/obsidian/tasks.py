@@ -54,6 +54,12 @@ def set_task(
     current = lines[line - 1]
     found = task_line(current)
     shown = current.rstrip("\r")
+    if found is None and expect is None:  # nothing says it ever held one: the line is wrong
+        raise ValidationError(
+            f"line {line} of {path} holds no task (it reads {shown[:120]!r}); "
+            "tasks_list gives each task's line",
+            "line",
+        )
     if found is None or (expect is not None and expect.rstrip("\r") != shown):
         raise ConflictError(
             f"line {line} of {path} no longer holds that task (it reads {shown[:120]!r}); "

@@ -171,8 +171,8 @@ class BaseScreen(KbScreen):
                 cards.focus_card()
         else:
             fill_table(table, answer, groups, self.sort_by)
-            if isinstance(self.focused, (Card, BaseList)):
-                table.focus()  # from a list or cards view: its widget is hidden now
+            if first or isinstance(self.focused, (Card, BaseList)):
+                table.focus()  # the rows take the keys, as a list's or cards' do
         named = {c["id"]: c["name"] for c in columns}
         lines = [
             f"{s['summary']} of {named.get(pid, pid)}: {cell(s['value'])}"
