@@ -149,3 +149,24 @@ def _same_as_rebuild(runtime: VaultRuntime) -> bool:
             "link_dest", "graph_edges")]  # fmt: skip
     assert not diff, diff
     return True
+
+
+def test_each_card_is_its_own_chunk(runtime: VaultRuntime) -> None:
+    """A small canvas: the text card's hit is that card alone, not the file cards' paths
+    and the edge packed with it (they stay findable, as chunks of their own)."""
+    vault = runtime.settings.vault
+    board = json.loads(json.dumps(CANVAS))
+    board["nodes"][0]["text"] = "Launch party in Lisbon on the roof terrace"
+    (vault / "board.canvas").write_text(json.dumps(board))
+    runtime.reindex()
+    hits = runtime.call("kb_search", {"query": "launch party Lisbon", "mode": "keyword"})
+    top = hits["results"][0]
+    assert top["id"] == "canvas:board" and top["metadata"]["heading"] == "Card t1"
+    shown = json.dumps(top)
+    assert "roof terrace" in shown
+    assert "atlas_sync.md" not in shown and "stores data in" not in shown
+    edge = runtime.call("kb_search", {"query": "stores data in", "mode": "keyword"})
+    assert any(
+        r["id"] == "canvas:board" and r["metadata"]["heading"] == "Edge e1"
+        for r in edge["results"]
+    )

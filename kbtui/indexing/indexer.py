@@ -31,6 +31,7 @@ from kbtui.store import Store
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault import scan
 from kbtui.vault.attachments.pdf import page_of
+from kbtui.vault.canvas import is_canvas
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk, with_properties
 from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.hidden import MARKUP, HiddenText
@@ -44,7 +45,7 @@ Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
-CHUNKER_VERSION = "1"  # bump when kbtui.vault.chunk cuts differently
+CHUNKER_VERSION = "2"  # bump when kbtui.vault.chunk cuts differently (2: canvas cards apart)
 # Bump when what a chunk shows, embeds or indexes changes (kbtui.vault.hidden, plain.py):
 # 2 = without comments and HTML markup; 3 = code/data chunks not embedded; 4 = properties;
 # 5 = field lines not embedded (plain.prose_text).
@@ -355,7 +356,7 @@ class Indexer:
         elif note.frontmatter.get("chunk_mode") == "fixed":
             chunks = fixed_chunks(note.body, size, overlap)
         else:
-            chunks = chunk_body(note.body, note.sections, size, overlap)
+            chunks = chunk_body(note.body, note.sections, size, overlap, is_canvas(note.path))
         if not chunks and not pdf:
             props = properties_chunk(note.frontmatter)
             chunks = [props] if props is not None else []

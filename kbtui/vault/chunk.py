@@ -1,9 +1,10 @@
 """Heading-aware chunking with character size and overlap.
 
 Sections (text under a heading) are the unit: small consecutive sections are packed into one
-chunk up to `size` characters; a long section is cut into windows of at most `size`
-characters that end on a paragraph, line, sentence or word boundary when one lies in the
-window's second half, each overlapping the previous window by about `overlap` characters.
+chunk up to `size` characters (never two cards of a canvas: each card is its own chunk); a
+long section is cut into windows of at most `size` characters that end on a paragraph, line,
+sentence or word boundary when one lies in the window's second half, each overlapping the
+previous window by about `overlap` characters.
 Chunks carry their body offsets, so the note can be reassembled exactly without the overlap.
 """
 
@@ -22,7 +23,10 @@ def chunk_body(
     sections: tuple[tuple[int, str], ...] | list[tuple[int, str]],
     size: int = 500,
     overlap: int = 50,
+    cards: bool = False,
 ) -> list[Chunk]:
+    """`cards`: the body is a canvas's (kbtui.vault.canvas), a `# ` heading per card; cards
+    are never packed together, so a text card's hit does not carry its neighbours' paths."""
     if size < 1 or not 0 <= overlap < size:
         raise ValueError("chunk_size must be >= 1 and 0 <= chunk_overlap < chunk_size")
     starts = [s for s in sections if 0 <= s[0] < len(body)] or [(0, "")]
@@ -33,7 +37,7 @@ def chunk_body(
         for i, (start, heading) in enumerate(starts)
     ]
     chunks: list[Chunk] = []
-    for start, end, heading in _pack(spans, size):
+    for start, end, heading in _pack(spans, size, body if cards else ""):
         for s, e in _windows(body, start, end, size, overlap):
             if body[s:e].strip():
                 chunks.append(
@@ -78,10 +82,14 @@ def reassemble(chunks: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-def _pack(spans: list[tuple[int, int, str]], size: int) -> list[tuple[int, int, str]]:
+def _pack(
+    spans: list[tuple[int, int, str]], size: int, cards: str = ""
+) -> list[tuple[int, int, str]]:
+    """Small consecutive spans as one; with `cards` (a canvas's body), not across a card."""
     packed: list[tuple[int, int, str]] = []
     for start, end, heading in spans:
-        if packed and end - packed[-1][0] <= size:
+        new_card = bool(cards) and cards.startswith("# ", start)
+        if packed and end - packed[-1][0] <= size and not new_card:
             prev_start, _, prev_heading = packed[-1]
             packed[-1] = (prev_start, end, prev_heading or heading)
         else:
