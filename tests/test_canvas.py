@@ -167,6 +167,5 @@ def test_each_card_is_its_own_chunk(runtime: VaultRuntime) -> None:
     assert "atlas_sync.md" not in shown and "stores data in" not in shown
     edge = runtime.call("kb_search", {"query": "stores data in", "mode": "keyword"})
     assert any(
-        r["id"] == "canvas:board" and r["metadata"]["heading"] == "Edge e1"
-        for r in edge["results"]
+        r["id"] == "canvas:board" and r["metadata"]["heading"] == "Edge e1" for r in edge["results"]
     )
