@@ -1,6 +1,7 @@
 """Vault commands a new user met: `kbtui tasks --daily` (Obsidian CLI's `tasks daily`): the
 tasks of today's daily note only (where `.obsidian/daily-notes.json` puts it), none before it
-exists; `kbtui bases` with no base. Real processes, real DuckDB files, real files."""
+exists; `kbtui bases` with no base, and before the vault is indexed. Real processes, real
+DuckDB files, real files."""
 
 from __future__ import annotations
 
@@ -50,7 +51,29 @@ def test_bases_in_a_vault_without_any_says_so(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "a.md").write_text("A note and no base.\n")
+    assert kbtui("index", "--no-embed", "--vault", str(vault)).returncode == 0
     res = kbtui("bases", "--vault", str(vault))
     assert res.returncode == 0, res.stderr
     assert res.stdout == ""
     assert "no bases in this vault" in res.stderr
+
+
+def test_bases_in_a_vault_never_indexed_say_how_to_index(tmp_path: Path) -> None:
+    """`kbtui bases` said "no bases in this vault" and `base:query` printed 0 rows for a note
+    whose ```base block it read: bases come from the index, so, as `kbtui search` and `get`,
+    a vault never indexed is an error that says to run `kbtui index`."""
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "people" / "ada.md").write_text("Ada Lovelace.\n")
+    block = '```base\nfilters: file.inFolder("people")\nviews:\n  - type: table\n    name: P\n```\n'
+    (vault / "Reading.md").write_text(f"# Reading\n\n{block}")
+    for args in (["bases"], ["base:views", "Reading"], ["base:query", "Reading"]):
+        res = kbtui(*args, "--vault", str(vault))
+        assert res.returncode == 1, (args, res.stdout)
+        assert "no notes are indexed yet; run `kbtui index`" in res.stderr, args
+        assert "no bases" not in res.stderr and "0 rows" not in res.stdout
+    assert kbtui("index", "--no-embed", "--vault", str(vault)).returncode == 0
+    listed = kbtui("bases", "--vault", str(vault))
+    assert listed.returncode == 0 and "Reading.md (```base at line 3): P (table)" in listed.stdout
+    rows = kbtui("base:query", "Reading", "--format", "paths", "--vault", str(vault))
+    assert rows.returncode == 0 and rows.stdout.splitlines() == ["people/ada.md"]

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
+from kbtui.cli.kb import exit_if_never_indexed
 
 FORMATS = ("table", "json", "csv", "tsv", "md", "paths")
 
@@ -26,7 +27,9 @@ def _call(vault: str | None, args: dict[str, Any]) -> dict[str, Any]:
 def bases(vault: str | None, as_json: bool) -> None:
     """Every base of the vault (.base files and notes with ```base blocks) and its views."""
     response = _call(vault, {})
-    if not emit(response, as_json):
+    shown = emit(response, as_json)
+    exit_if_never_indexed(response, as_json)
+    if not shown:
         return
     if not response["bases"]:  # stdout stays empty, as a list of none; stderr says why
         click.echo("no bases in this vault (.base files or ```base blocks in notes)", err=True)
@@ -51,7 +54,9 @@ def bases(vault: str | None, as_json: bool) -> None:
 def base_views(vault: str | None, file: str, as_json: bool) -> None:
     """The views of one base, in order (the first is the default)."""
     response = _call(vault, {})
-    if not emit(response, as_json):
+    shown = emit(response, as_json)
+    exit_if_never_indexed(response, as_json)
+    if not shown:
         return
     wanted = file.lower().removesuffix(".base")
     for base in response["bases"]:
@@ -94,7 +99,9 @@ def base_query(
     if this:
         args["this"] = this
     response = _call(vault, args)
-    if not emit(response, as_json):
+    shown = emit(response, as_json)
+    exit_if_never_indexed(response, as_json)
+    if not shown:
         return
     click.echo(render(response, fmt), nl=False)
 

@@ -235,9 +235,10 @@ KB_COMMANDS = (search, get, chunk, import_, query)
 
 def exit_if_never_indexed(response: dict[str, Any], as_json: bool) -> None:
     """As `kbtui get`: nothing found in a vault never indexed is an error that says how to
-    index it (exit 1), not "No results." with exit 0."""
+    index it (exit 1), not "No results." (or "no bases", "0 rows") with exit 0."""
     index = response.get("index") or {}
-    if response.get("results") or index.get("notes_indexed") != 0 or index.get("state") != "ready":
+    found = response.get("results") or response.get("bases") or response.get("rows")
+    if found or index.get("notes_indexed") != 0 or index.get("state") != "ready":
         return
     if not as_json:
         message = response.get("message", "the vault is not indexed")

@@ -9,12 +9,14 @@ from kbtui.bases.errors import BaseError
 from kbtui.bases.service import BaseService, result_json
 from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
+from kbtui.tools.kb import NOT_INITIALIZED
 from kbtui.tools.parts import VaultParts
 
 
 class BaseTools:
     def __init__(self, parts: VaultParts) -> None:
         self.service = BaseService(parts.store, parts.settings.vault)
+        self.store = parts.store
 
     def base_query(self, args: dict[str, Any]) -> dict[str, Any]:
         file, yaml_text = args.get("file"), args.get("yaml")
@@ -22,7 +24,7 @@ class BaseTools:
             raise ValidationError("give file or yaml, not both", field="file")
         if not file and not yaml_text:
             bases = self.service.list_bases()
-            return ok(bases=bases, count=len(bases))
+            return self._said(ok(bases=bases, count=len(bases)), bases)
         try:
             found, result = self.service.query(
                 file, yaml_text, args.get("view"), args.get("this"), args["limit"]
@@ -32,7 +34,14 @@ class BaseTools:
                 raise NotFoundError(exc.message) from None
             raise ValidationError(str(exc), field="yaml" if yaml_text else "file") from None
         answer = result_json(found, result)
-        return ok(**answer, count=len(answer["rows"]))
+        return self._said(ok(**answer, count=len(answer["rows"])), answer["rows"])
+
+    def _said(self, answer: dict[str, Any], found: list[Any]) -> dict[str, Any]:
+        """As kb_search: nothing found in a vault never indexed says so (still ok), since
+        bases and their rows come from the index, not "no bases" or "0 rows"."""
+        if not found and self.store.note_count() == 0:
+            answer["message"] = NOT_INITIALIZED
+        return answer
 
 
 __all__ = ["BASE_TOOLS", "BaseTools"]
