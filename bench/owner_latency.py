@@ -10,15 +10,26 @@
    both ways, the owner's thread, the query, back). Prints p50/p95 and the ratio.
 3. Takeover: the owner is killed (SIGKILL), then a fresh one stopped (SIGTERM); timed from the
    signal until this process, now the owner, has answered a kb_get.
+
+`--busy ROUNDS` (alone with `--busy-only`): kb_search from another process through an owner
+that runs Python beside it, as the TUI does while it indexes: this process owns the vault and
+a thread of its own parses every note back to back (the indexer's Python, `parse_note`)
+while a client process times `--calls` searches; at Python's 5 ms switch interval and at
+the 0.5 ms an owner sets (kbtui/interpreter.py), alternated ROUNDS times. Prints the
+client's p50/p95, and the parse thread's notes/s and CPU in the same run (the cost).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,7 +46,9 @@ from bench_common import (
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
+from kbtui.interpreter import SWITCH_INTERVAL
 from kbtui.runtime.shared import SharedVault, open_vault
+from kbtui.vault.parse import parse_note
 
 
 def run_calls(handle: SharedVault, n: int) -> dict[str, list[float]]:
@@ -97,16 +110,77 @@ def bench(vault: Path, n: int, rounds: int) -> None:
         print(f"takeover after {sig.name}: owner after {owned} s; kb_get answered {answered} s")
 
 
+def client(vault: Path, n: int) -> None:
+    """The client process of `--busy`: JSON list of kb_search milliseconds on stdout."""
+    with open_vault(Settings.for_vault(vault), FastEmbedder) as handle:
+        assert handle.role == "client"
+        timed_calls(handle.call, [("kb_search", {"query": q}) for q in QUERIES])  # warm
+        searches = [("kb_search", {"query": QUERIES[i % len(QUERIES)]}) for i in range(n)]
+        print(json.dumps(timed_calls(handle.call, searches)))
+
+
+def parse_all(notes: list[tuple[str, str]], stop: threading.Event, tally: dict[str, float]) -> None:
+    """Every note parsed, back to back, until `stop`: the owner's own Python work."""
+    start = time.thread_time()
+    while not stop.is_set():
+        for path, text in notes:
+            parse_note(path, text)
+        tally["notes"] += len(notes)
+    tally["cpu"] = time.thread_time() - start
+
+
+def busy(vault: Path, n: int, rounds: int) -> None:
+    settings = Settings.for_vault(vault)
+    notes = [
+        (str(p.relative_to(vault)), p.read_text(errors="replace"))
+        for p in sorted(vault.rglob("*.md"))
+    ]
+    with open_vault(settings, FastEmbedder) as owner:
+        assert owner.role == "owner" and owner.runtime is not None
+        if not owner.runtime.worker.wait_idle(600):
+            raise SystemExit("indexing did not finish within 600 s")
+        for _ in range(rounds):
+            for interval in (0.005, SWITCH_INTERVAL):
+                sys.setswitchinterval(interval)
+                stop, tally = threading.Event(), {"notes": 0.0, "cpu": 0.0}
+                args = (notes, stop, tally)
+                thread = threading.Thread(target=parse_all, args=args, name="busy-parse")
+                started, cpu = time.perf_counter(), time.process_time()
+                thread.start()
+                command = [sys.executable, __file__, "--client", "--vault", str(vault)]
+                out = subprocess.run(
+                    [*command, "--calls", str(n)], capture_output=True, text=True, check=True
+                ).stdout
+                stop.set()
+                thread.join()
+                wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+                print(
+                    f"switch {interval * 1000:3.1f} ms: kb_search via owner "
+                    f"{percentiles(json.loads(out))}; owner's parse thread "
+                    f"{tally['notes'] / wall:5.0f} notes/s, {tally['cpu'] / wall:4.0%} of a core "
+                    f"({tally['notes'] / max(tally['cpu'], 1e-9):4.0f} notes per CPU s); "
+                    f"owner process {cpu / wall:4.0%} of a core over {wall:.1f} s"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--vault", type=Path, help="Use this vault (default: vault_example copy)")
     parser.add_argument("--calls", type=int, default=300, help="Calls per tool (default 300)")
     parser.add_argument("--rounds", type=int, default=3, help="Takeovers per signal (default 3)")
+    parser.add_argument("--busy", type=int, default=0, help="Rounds through a busy owner")
+    parser.add_argument("--busy-only", action="store_true", help="Only the --busy rounds")
+    parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client:
+        return client(args.vault, args.calls)
     before = cpu_times()
     with tempfile.TemporaryDirectory() as tmp:
-        vault = args.vault or copy_vault(VAULT_EXAMPLE, Path(tmp) / "vault")
-        bench(vault.resolve(), args.calls, args.rounds)
+        vault = (args.vault or copy_vault(VAULT_EXAMPLE, Path(tmp) / "vault")).resolve()
+        if not args.busy_only:
+            bench(vault, args.calls, args.rounds)
+        if args.busy:
+            busy(vault, args.calls, args.busy)
     print(machine_note(before))
 
 

@@ -22,6 +22,7 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
+from kbtui.interpreter import SWITCH_INTERVAL
 from kbtui.runtime.owner import MAX_REQUEST, OwnerServer, OwnerUnavailable, read_record
 from kbtui.runtime.remote import RemoteVault
 from kbtui.runtime.shared import (
@@ -90,6 +91,29 @@ CALLS: list[tuple[str, dict[str, Any] | None]] = [
     ("kb_teleport", {}),
     ("kb_get", None),
 ]
+
+
+def test_an_owner_hands_the_interpreter_lock_over_as_often_as_an_mcp_server(
+    settings: Settings,
+) -> None:
+    """Other processes' calls (a `kbtui mcp` beside the TUI) run in the owner's process
+    beside its own work, so it sets the MCP servers' switch interval while it serves, and puts
+    back the one it found once the last owner in the process closes."""
+    found = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # Python's default
+    try:
+        first = opened(settings)
+        remote = RemoteVault.connect(settings)
+        assert remote is not None and remote.owner_pid == os.getpid()
+        try:
+            assert remote.call("kb_get", {"id": "person:andrei_clodius"})["ok"]
+            assert sys.getswitchinterval() == SWITCH_INTERVAL
+        finally:
+            remote.close()
+            first.close()
+        assert sys.getswitchinterval() == 0.005
+    finally:
+        sys.setswitchinterval(found)
 
 
 def test_the_socket_gives_the_same_answers_and_envelopes_as_the_owner(

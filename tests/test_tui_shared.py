@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kbtui.config import Settings
+from kbtui.interpreter import SWITCH_INTERVAL
 from kbtui.tui import VaultSession
 from kbtui.tui.app import KbApp
 from kbtui.tui.screens.search import SearchScreen
@@ -49,6 +51,8 @@ async def test_the_tui_uses_a_running_server_and_takes_over(servers: Servers) ->
     _, server_pid, _ = role(server)
     session = VaultSession(Settings.for_vault(servers.vault))
     app = KbApp(opener=session.open, vault_name="vault", status_seconds=0.2)
+    found_interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # Python's default
     try:
         async with app.run_test(size=SIZE) as pilot:
             deadline = time.monotonic() + 30
@@ -71,6 +75,8 @@ async def test_the_tui_uses_a_running_server_and_takes_over(servers: Servers) ->
             while app.handle.status()["role"] != "owner" and time.monotonic() < deadline:
                 await pilot.pause(0.1)
             assert app.handle.status()["role"] == "owner"
+            # a `kbtui mcp` started now is answered here, beside the TUI's own work
+            assert sys.getswitchinterval() == SWITCH_INTERVAL
             (servers.vault / "concepts" / "late.md").write_text("# Late\nThe frobnicast note.\n")
             deadline = time.monotonic() + 15
             found: list[str] = []
@@ -79,6 +85,9 @@ async def test_the_tui_uses_a_running_server_and_takes_over(servers: Servers) ->
                 found = [r["id"] for r in answer["results"]]
                 await pilot.pause(0.2)
             assert found == ["concept:late"]  # the app's own watcher indexes now
+        session.close()
+        assert sys.getswitchinterval() == 0.005  # the vault closed: nobody served here
     finally:
         session.close()
+        sys.setswitchinterval(found_interval)
     servers.check_logs()

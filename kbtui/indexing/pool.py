@@ -22,18 +22,17 @@ a Python loop then embedded 40 chunks/s; at 0.5 ms 90-97 (alone 123), the loop 1
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from kbtui import interpreter
 from kbtui.embed import Embedder
+from kbtui.interpreter import SWITCH_INTERVAL
 
-SWITCH_INTERVAL = 0.0005  # seconds, while a pool is open (sys.setswitchinterval)
-_switch_lock = threading.Lock()
-_switch_users: list[float] = []  # the interval each open pool found, the first one's restored
+__all__ = ["SWITCH_INTERVAL", "SessionPool"]
 
 
 class SessionPool:
@@ -53,9 +52,7 @@ class SessionPool:
         self._stopped = False  # no text is handed out any more (a stop, an error, close)
         self._closing = False
         self.error: BaseException | None = None
-        with _switch_lock:
-            _switch_users.append(sys.getswitchinterval())
-            sys.setswitchinterval(min(_switch_users[0], SWITCH_INTERVAL))
+        interpreter.hold()
         self._threads = [
             threading.Thread(target=self._work, args=(w,), name=f"kbtui-embed-{w}", daemon=True)
             for w in range(size)
@@ -109,13 +106,9 @@ class SessionPool:
                     thread.join()
                 except BaseException as exc:  # joined all the same
                     interrupted = interrupted or exc
-        with _switch_lock:
-            if self._threads and _switch_users:
-                first = _switch_users[0]
-                _switch_users.pop()
-                if not _switch_users:
-                    sys.setswitchinterval(first)
-            self._threads = []  # closed: a second close() changes nothing
+        if self._threads:
+            interpreter.release()
+        self._threads = []  # closed: a second close() changes nothing
         if interrupted is not None:
             raise interrupted
 

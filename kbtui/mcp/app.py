@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import anyio
 from mcp.server.stdio import stdio_server
 
-from kbtui.mcp.process import share_interpreter
+from kbtui.interpreter import share_interpreter
 from kbtui.mcp.server import build_server
 from kbtui.runtime.shared import SharedVault
 

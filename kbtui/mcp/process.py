@@ -32,19 +32,3 @@ def setup_logging(level: str = "info", log_file: str | None = None) -> None:
     if level.lower() != "debug":  # the SDK logs every request at INFO
         for noisy in ("mcp", "httpx"):
             logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-# The interpreter lock is handed to a waiting thread every SWITCH_INTERVAL (Python's default
-# is 5 ms). A server thread that lets the lock go (a DuckDB query, a socket write: hundreds
-# per kb_search) and wants it back waits up to that long behind a thread running Python
-# (a mention scan, a save's parse, the event loop's JSON), each time: at 16 clients' pace
-# beside back-to-back scans kb_search p50/p95 was 327/646 ms at 5 ms, 33/85 ms at 0.5 ms
-# (bench/load_http.py, issue 33). The cost: more hand-overs between threads that all run
-# Python, measured in docs/performance.md ("The interpreter's switch interval").
-SWITCH_INTERVAL = 0.0005
-
-
-def share_interpreter() -> None:
-    """Hand the interpreter lock over every SWITCH_INTERVAL: a server answers many callers
-    beside long Python work, and each of them waits for the lock many times a call."""
-    sys.setswitchinterval(SWITCH_INTERVAL)

@@ -30,6 +30,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from kbtui import interpreter
 from kbtui.config import Settings
 from kbtui.runtime.runtime import VaultClosed, VaultRuntime
 from kbtui.store import StoreError
@@ -157,6 +158,7 @@ class OwnerServer:
         self._inflight = 0
         self._conns: dict[socket.socket, int | None] = {}
         self._threads: list[threading.Thread] = []
+        self._held = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> Path:
@@ -184,6 +186,9 @@ class OwnerServer:
         )
         thread.start()
         self._threads.append(thread)
+        # Other processes' calls run here beside this one's indexer, scans and event loop.
+        interpreter.hold()
+        self._held = True
         log.info("serving %s to other kbtui processes on %s", self.settings.vault, self.path)
         return self.path
 
@@ -253,6 +258,9 @@ class OwnerServer:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if self._held:
+            self._held = False
+            interpreter.release()
 
     # -- connections ---------------------------------------------------------------------
     def _accept_loop(self, sel: selectors.BaseSelector) -> None:
