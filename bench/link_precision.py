@@ -47,7 +47,7 @@ def suggestions(vault: Path) -> list[dict[str, Any]]:
     try:
         kb.indexer.run(embed=False)
         links = kb.tools.links
-        found = links._scan(
+        found = links.mentions.scan(
             kb.store.name_owners(),
             list(kb.store.note_paths().items()),
             kb.store.linked_pairs(),

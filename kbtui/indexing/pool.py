@@ -30,9 +30,6 @@ import numpy as np
 
 from kbtui import interpreter
 from kbtui.embed import Embedder
-from kbtui.interpreter import SWITCH_INTERVAL
-
-__all__ = ["SWITCH_INTERVAL", "SessionPool"]
 
 
 class SessionPool:

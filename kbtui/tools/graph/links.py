@@ -40,11 +40,11 @@ class LinkTools:
             names = [(n, entity_id) for n in [row["name"], *row["aliases"]] if n]
             sources = [(eid, p) for eid, p in paths.items() if eid != entity_id]
             with self.released():  # files only: searches and saves go on meanwhile
-                suggestions = self._scan(names, sources, set(), every=True, one_entity=True)
+                suggestions = self.mentions.scan(names, sources, set(), every=True, one_entity=True)
         else:
             sources = list(paths.items())
             with self.released():  # the store is read before: another thread has it meanwhile
-                suggestions = self._scan(named, sources, linked, every=False)
+                suggestions = self.mentions.scan(named, sources, linked, every=False)
             # longer names are the more certain suggestions
             suggestions.sort(key=lambda s: (-len(s["text"]), s["filePath"], s["line"]))
         total = len(suggestions)
@@ -69,7 +69,9 @@ class LinkTools:
         incoming = self.kg_suggest_links({"entityId": entity_id, "limit": limit, "offset": 0})
         incoming = incoming["suggestions"]
         paths, linked, named = self._vault_facts()
-        outgoing = self._scan(named, [(entity_id, row["path"])], linked, every=True, paths=paths)
+        outgoing = self.mentions.scan(
+            named, [(entity_id, row["path"])], linked, every=True, paths=paths
+        )
         return ok(incoming=incoming, outgoing=outgoing[:limit])
 
     def _vault_facts(
@@ -84,18 +86,6 @@ class LinkTools:
             paths, linked = self.store.note_paths(), self.store.linked_pairs()
             facts = self._facts = (generation, paths, linked, self.store.name_owners())
         return facts[1], facts[2], facts[3]
-
-    def _scan(
-        self,
-        named: list[tuple[str, str]],
-        sources: list[tuple[str, str]],
-        linked: set[tuple[str, str]],
-        every: bool,
-        one_entity: bool = False,
-        paths: dict[str, str] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Mentions of `named` in `sources` (MentionScan.scan: what each note gave is kept)."""
-        return self.mentions.scan(named, sources, linked, every, one_entity, paths)
 
     def link_mention(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn one suggestion into `[[Target|text]]`, re-checked against the file as it is."""
