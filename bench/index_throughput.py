@@ -33,7 +33,8 @@ from synth_vault import make_vault
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.embedding import EMBED_BATCH
-from kbtui.indexing.indexer import Indexer, embed_text
+from kbtui.indexing.indexer import Indexer
+from kbtui.indexing.texts import embed_text
 from kbtui.models import IndexReport
 from kbtui.store import Store
 

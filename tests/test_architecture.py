@@ -39,8 +39,15 @@ ONLY = {"duckdb": "store", "textual": "tui"}  # third-party package -> the one p
 # module at the package's top: in store and tools they compose the rooms (the Store, the tool
 # table); in vault they read notes, and the edit room builds on them.
 ROOMS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "store": (("file",), ("side",), ("vectors", "graph", "queries"), ("*",)),
-    "tools": (("envelope",), ("params", "parts"), ("contracts",), ("graph", "obsidian"), ("*",)),
+    "store": (("file",), ("side",), ("vectors", "graph", "queries", "history"), ("*",)),
+    "tools": (
+        ("envelope",),
+        ("params", "parts"),
+        ("contracts",),
+        ("write",),
+        ("graph", "obsidian"),
+        ("*",),
+    ),
     "vault": (("obsidian", "attachments"), ("*",), ("edit",)),
 }
 FREE = ("tui",)  # Textual's screens and widgets message each other both ways

@@ -16,8 +16,9 @@ import pytest
 
 from kbtui.embed import FastEmbedder
 from kbtui.indexing.embedding import POOL_FROM, PendingEmbeddings
-from kbtui.indexing.indexer import Indexer, embed_text
+from kbtui.indexing.indexer import Indexer
 from kbtui.indexing.pool import SessionPool
+from kbtui.indexing.texts import embed_text
 from kbtui.interpreter import SWITCH_INTERVAL
 from kbtui.store import Store
 from tests.test_recent_first import _vault

@@ -11,7 +11,7 @@ from typing import Any
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.indexing.indexer import embed_text
+from kbtui.indexing.texts import embed_text
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from tests.conftest import copy_vault
 

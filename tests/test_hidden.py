@@ -16,7 +16,8 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
-from kbtui.indexing.indexer import INDEX_VERSION_KEY, Indexer, content_hash, embed_text
+from kbtui.indexing.indexer import INDEX_VERSION_KEY, Indexer
+from kbtui.indexing.texts import content_hash, embed_text
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.vault.chunk import chunk_body

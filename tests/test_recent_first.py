@@ -14,8 +14,9 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder, HashEmbedder
 from kbtui.indexing.embedding import PendingEmbeddings
-from kbtui.indexing.indexer import Indexer, embed_text
+from kbtui.indexing.indexer import Indexer
 from kbtui.indexing.order import recent_first
+from kbtui.indexing.texts import embed_text
 from kbtui.models import FileState
 from kbtui.store import Store
 from tests.test_not_embedded import _Counting

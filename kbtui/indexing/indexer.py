@@ -26,11 +26,12 @@ from kbtui.indexing.embedding import PendingEmbeddings
 from kbtui.indexing.files_sync import sync_files
 from kbtui.indexing.order import pass_order
 from kbtui.indexing.pdf_notes import over_limit_changed, pdf_bytes, pdf_chunks, pdf_note
+from kbtui.indexing.texts import TITLE_WEIGHT, content_hash, embed_text, keyword_text
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
+from kbtui.store.history import History
 from kbtui.tokenize import TOKENIZER_VERSION, term_counts
 from kbtui.vault import scan
-from kbtui.vault.attachments.pdf import page_of
 from kbtui.vault.canvas import is_canvas
 from kbtui.vault.chunk import chunk_body, fixed_chunks, properties_chunk, with_properties
 from kbtui.vault.decode import DecodeError, decode_note
@@ -38,13 +39,11 @@ from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
 from kbtui.vault.parse import NoteError, parse_note
-from kbtui.vault.plain import prose_text
 from kbtui.vault.scan import NotAFileError, is_note, read_note_bytes
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 WRITE_BATCH = 200
 MAX_NOTE_BYTES = 10 * 1024 * 1024
-TITLE_WEIGHT = 2  # the title counts twice in BM25: SciFact nDCG@10 +0.011 (bench/retrieval.py)
 CHUNKER_VERSION = "2"  # bump when kbtui.vault.chunk cuts differently (2: canvas cards apart)
 # Bump when what a chunk shows, embeds or indexes changes (kbtui.vault.hidden, plain.py):
 # 2 = without comments and HTML markup; 3 = code/data chunks not embedded; 4 = properties;
@@ -66,33 +65,6 @@ def index_version(settings: Settings) -> str:
         f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
         f"text{TEXT_VERSION}-{settings.chunk_size}/{settings.chunk_overlap}-ids{ID_RULE_VERSION}"
     )
-
-
-def embed_text(title: str, heading: str, content: str) -> str:
-    """What the model sees for a chunk: title and heading path for context, then plain prose.
-
-    `content` is the chunk as Obsidian shows it (no comments or HTML markup: the store's
-    `shown`). Field lines and code blocks are left out unless the chunk has no other prose.
-    """
-    if page_of(heading) is not None:  # a PDF page's `p. N` is no context: a page that
-        heading = ""  # moves keeps its vector (pending rows bring the heading back here)
-    path = [h for h in heading.split(" > ") if h] if heading else []
-    if path and path[0] == title:
-        path = path[1:]
-    context = " > ".join([title, *path])
-    return f"{context}\n{prose_text(content)}"
-
-
-def keyword_text(title: str, heading: str, content: str) -> str:
-    """What BM25 indexes: the text, code identifiers included, the title weighted up.
-
-    `content` is the chunk without HTML markup (`button`, `mod-cta` are not the note's
-    words); Obsidian comments stay searchable, as in Obsidian."""
-    return "\n".join([title] * TITLE_WEIGHT + [heading, content])
-
-
-def content_hash(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 @dataclass
@@ -122,6 +94,7 @@ class Indexer:
         progress: Progress | None = None,
         lock: AbstractContextManager[Any] | None = None,
         write_batch: int = WRITE_BATCH,
+        history: History | None = None,
     ) -> None:
         """`write_batch`: notes read and written per store transaction. The rows do not
         depend on it; a bigger one suits a bulk build with nobody waiting on the lock (a
@@ -135,6 +108,7 @@ class Indexer:
         self.files_seen: int | None = None  # notes the last whole-vault scan found
         self.write_batch = max(1, write_batch)
         self.text_written = False  # this pass wrote all its text: only vectors are left
+        self.history = history  # bytes read go to the notes' history: other programs' edits
 
     def run(self, embed: bool = True, paths: list[str] | None = None) -> IndexReport:
         """Index the whole vault, or only these vault-relative `paths` (e.g. a note just
@@ -196,6 +170,8 @@ class Indexer:
             if stale:
                 with self.lock:
                     self.store.delete_notes(stale)
+                if self.history is not None:
+                    self.history.observe_deleted(p for p in gone if p not in renamed_from)
             if paths is None:
                 with self.lock:
                     self.store.set_meta(INDEX_VERSION_KEY, version)
@@ -298,6 +274,8 @@ class Indexer:
             for message in ([warning] if warning else []) + list(note.warnings):
                 report.warnings.append(Skipped(state.path, message))
             reads.append(_Read(state.path, state, file_hash, note))
+            if self.history is not None and data is not None and not pdf:  # undoable by kbtui
+                self.history.observe([(state.path, data)])
         return reads
 
     def _plan(

@@ -19,6 +19,7 @@ from kbtui.search.service import SearchService
 from kbtui.search.topics import TopicService
 from kbtui.search.vector_index import VectorIndex
 from kbtui.store import Store
+from kbtui.store.history import History
 from kbtui.store.vectors.hnsw import HnswSideIndex
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.registry import Toolset
@@ -47,12 +48,14 @@ class KnowledgeBase:
         self._ann_thread: threading.Thread | None = None
         self._ann_state = "off" if ann is None else "opening"
         self.search_service = SearchService(store, embedder, ann, settings.hnsw_min_chunks)
-        self.indexer = Indexer(settings, store, embedder)
+        # every version of the notes, written and seen (kbtui.tools.write); beside the index
+        self.history = History(settings.index_dir)
+        self.indexer = Indexer(settings, store, embedder, history=self.history)
         self.topics = TopicService(self.search_service, released)
         self.tools = Toolset(
             VaultParts(
                 settings, store, embedder, self.search_service, self.indexer, self.topics,
-                released, pause,
+                released, pause, self.history,
             )
         )  # fmt: skip
 
@@ -139,3 +142,4 @@ class KnowledgeBase:
         self.wait_for_ann()
         self.search_service.close()
         self.store.close()
+        self.history.close()

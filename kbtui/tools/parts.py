@@ -6,9 +6,10 @@ module imports another's composer (no rings, type-only imports included).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder
@@ -16,6 +17,7 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.search.service import SearchService
 from kbtui.search.topics import TopicService
 from kbtui.store import Store
+from kbtui.store.history import History
 
 
 @dataclass(frozen=True)
@@ -32,3 +34,7 @@ class VaultParts:
     # Called often by long work while released: waits briefly while other calls are in
     # flight, so a search beside a scan keeps its latency (kbtui.runtime.traffic).
     pause: Callable[[], None] = lambda: None
+    # Every version of the notes (kbtui.tools.write); None: opened on the first write.
+    history: History | None = None
+    # One note write at a time in this process (the write path's precondition and history).
+    write_lock: threading.RLock = field(default_factory=threading.RLock)

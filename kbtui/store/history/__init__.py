@@ -1,0 +1,5 @@
+"""Every version of every note kbtui wrote or saw, so any change can be undone."""
+
+from kbtui.store.history.versions import History, Version
+
+__all__ = ["History", "Version"]
