@@ -129,3 +129,19 @@ def test_scopes_refuse_before_reading(kb: KnowledgeBase) -> None:
     with acting_as(Origin("mcp:x", write_folders=("Inbox",))), pytest.raises(ForbiddenError):
         writer(kb).edit("short.md", lambda n: n.text + "x", "append")
     assert (kb.settings.vault / "short.md").read_bytes() == before
+
+
+def test_delete_goes_to_the_local_trash_and_stays_in_history(kb: KnowledgeBase) -> None:
+    from kbtui.tools.write.trash import delete_note
+
+    vault = kb.settings.vault
+    before = (vault / "short.md").read_bytes()
+    result = delete_note(writer(kb), "short.md")
+    assert not (vault / "short.md").exists()
+    assert (vault / ".trash" / "short.md").read_bytes() == before
+    assert result.extra["trash"] == ".trash/short.md"
+    history = kb.tools.parts.history
+    assert history is not None
+    newest, previous = history.versions("short.md")[:2]
+    assert newest.hash is None and history.data(previous.hash or "") == before
+    assert kb.call("kb_get", {"id": "note:short"})["ok"] is False  # gone from the index
