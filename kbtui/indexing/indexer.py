@@ -26,6 +26,7 @@ from kbtui.indexing.embedding import PendingEmbeddings
 from kbtui.indexing.files_sync import sync_files
 from kbtui.indexing.order import pass_order
 from kbtui.indexing.pdf_notes import over_limit_changed, pdf_bytes, pdf_chunks, pdf_note
+from kbtui.indexing.recovery import recover_writes
 from kbtui.indexing.texts import TITLE_WEIGHT, content_hash, embed_text, keyword_text
 from kbtui.models import FileState, IndexReport, NoteWrite, ParsedNote, Skipped
 from kbtui.store import Store
@@ -116,6 +117,8 @@ class Indexer:
         started = time.perf_counter()
         report = IndexReport()
         self.text_written = False
+        # A note a killed writer left renamed aside is put back first: not seen as deleted.
+        recover_writes(self.settings.vault, self.settings.index_dir, self.history)
         with self.lock:
             known = self.store.note_states()
             version = index_version(self.settings)

@@ -17,6 +17,7 @@ from kbtui.indexing.indexer import Indexer
 from kbtui.memory import give_back_freed_memory
 from kbtui.models import IndexReport
 from kbtui.store import Store
+from kbtui.store.history import History
 
 if TYPE_CHECKING:  # the watcher (watchdog) loads only where a vault is watched
     from kbtui.indexing.watcher import ChangeBatch
@@ -49,10 +50,13 @@ class IndexWorker:
         embedder: Embedder | None,
         lock: AbstractContextManager[Any],
         after_pass: Callable[[IndexReport], None] | None = None,
+        history: History | None = None,
     ) -> None:
         """`after_pass`: run after each whole-vault pass (the search side files are
         written then, not by the first query: kbtui.runtime)."""
-        self.indexer = Indexer(settings, store, embedder, progress=self._progress, lock=lock)
+        self.indexer = Indexer(
+            settings, store, embedder, progress=self._progress, lock=lock, history=history
+        )
         self._after_pass = after_pass
         self.state = "starting"
         self.phase: tuple[str, int, int] | None = None

@@ -89,8 +89,8 @@ class VaultRuntime:
             settings, embedder, approximate, self._released, self.traffic.pause
         )
         self.lock = self.kb.store.lock
-        self.worker = IndexWorker(
-            settings, self.kb.store, embedder, self.lock, after_pass=self._after_pass
+        self.worker = IndexWorker(  # the watcher's passes keep outside edits in the history
+            settings, self.kb.store, embedder, self.lock, self._after_pass, self.kb.history
         )
         self.watcher = _watcher(settings, self.worker.submit) if watch else None
         self._closing = threading.Lock()
@@ -230,7 +230,10 @@ class VaultRuntime:
         from kbtui.indexing.indexer import Indexer
 
         self._check_open()
-        indexer = Indexer(self.settings, self.kb.store, self.embedder, progress, lock=self.lock)
+        indexer = Indexer(
+            self.settings, self.kb.store, self.embedder, progress, self.lock,
+            history=self.kb.history,
+        )  # fmt: skip
         with self.worker.pass_lock:
             report = indexer.run(embed=embed)
         with self.lock:  # `kbtui index`: the next command's first search finds every file

@@ -7,31 +7,33 @@ For each write, in this order:
    (`expected_hash`) must be theirs, else `stale` with the current hash and nothing written;
 3. the change, made on the note's own text (kbtui.vault.edit.codec): the bytes it does not
    name stay as they were; a character the note's encoding cannot hold is refused;
-4. history first: the bytes before (if the history lacks them) and after, with who and what;
+4. history first: the bytes before (if the history lacks them);
 5. the file replaced atomically, refusing to overwrite another program's save
-   (kbtui.vault.edit.swap);
+   (kbtui.vault.edit.swap), the bytes after recorded with who and what once they are in place
+   (a journal covers a kill in between: kbtui.indexing.recovery);
 6. the index updated for that path before the answer.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtui.indexing.recovery import memo, recover_writes
 from kbtui.store.history import History
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.origin import current
+from kbtui.vault.edit import swap
 from kbtui.vault.edit.codec import EncodingError, NoteText, content_hash, decode_for_edit
 from kbtui.vault.edit.diffs import line_changes, unified
-from kbtui.vault.edit.swap import StaleError, create_file, move_file, recover, replace_file
+from kbtui.vault.edit.swap import StaleError, create_file, keep_dir, move_file, replace_file
 from kbtui.vault.edit.write import WriteError, inside
-
-KEEP_FOLDER = "history-kept"  # under the index folder: old files set aside by writes
 
 
 class StaleNoteError(ConflictError):
@@ -78,6 +80,23 @@ class WriteResult:
         return {**out, **self.extra, **more}
 
 
+SETTLE_SECONDS = 0.25  # how long an empty note saved a moment ago is given to fill
+
+
+def settled_bytes(full: Path) -> bytes:
+    """The note's bytes; an empty file modified within the last second is read again for a
+    moment: an editor that saves in place (truncate, then write) shows it empty in between,
+    and an edit made on that would replace the whole note with its own lines."""
+    data = full.read_bytes()
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while not data and time.monotonic() < deadline:
+        if time.time() - full.stat().st_mtime > 1.0:
+            break  # empty for a while: an empty note
+        time.sleep(0.005)
+        data = full.read_bytes()
+    return data
+
+
 def vault_path(raw: str) -> str:
     """A vault-relative POSIX path from what a caller gave; refuses escapes."""
     text = raw.strip().replace("\\", "/")
@@ -95,7 +114,7 @@ class NoteWriter:
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
         self.vault = parts.settings.vault
-        self.keep = parts.settings.index_dir / KEEP_FOLDER
+        self.keep = keep_dir(parts.settings.index_dir)
         self._own_history: History | None = None
 
     @property
@@ -110,10 +129,7 @@ class NoteWriter:
     def _writing(self) -> Iterator[None]:
         """One write at a time in this process; half-done ones of a killed process first."""
         with self.parts.write_lock:
-            for kept, note in recover(self.keep):
-                with contextlib.suppress(ValueError):
-                    rel = note.relative_to(self.vault).as_posix()
-                    self.history.note_kept(kept, rel, None)
+            recover_writes(self.vault, self.parts.settings.index_dir, self.history)
             yield
             self.history.ingest_kept()
 
@@ -129,7 +145,7 @@ class NoteWriter:
         """The note's bytes and text, or a clear error (missing, binary, not editable)."""
         full = self.file(path)
         try:
-            data = full.read_bytes()
+            data = settled_bytes(full)
         except FileNotFoundError:
             raise NotFoundError(f"{path} does not exist") from None
         except IsADirectoryError:
@@ -195,20 +211,26 @@ class NoteWriter:
             return result
         if new == note.raw:
             return result
-        history = self.history
+        history, source = self.history, current().source
         history.observe([(path, note.raw)])
+
+        def kept(file: Path) -> None:  # the old file, or one another program saved into it
+            history.note_kept(file, path, note.hash)
+
+        def replaced() -> None:
+            history.record(path, new, source, operation, added, removed)
+
         try:
-            swapped = replace_file(self.vault / path, note.raw, new, self.keep)
+            replace_file(
+                self.vault / path, note.raw, new, self.keep,
+                memo(source, operation, added, removed), kept, replaced,
+            )  # fmt: skip
         except StaleError as exc:
-            if exc.kept is not None:
-                history.note_kept(exc.kept, path, note.hash)
             now = None if exc.current is None else content_hash(exc.current)
             raise StaleNoteError(f"{exc}; nothing was written, read it again", now) from None
         except WriteError as exc:
             raise ConflictError(f"{path} was not written: {exc}") from exc
-        history.record(path, new, current().source, operation, added, removed)
-        if swapped.kept is not None:
-            history.note_kept(swapped.kept, path, note.hash)
+        swap.at_point("recorded")
         self._index([path])
         return result
 
@@ -238,23 +260,58 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            data = text.encode("utf-8")
-            added = len(text.splitlines())
-            result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
-            result.extra["created"] = True
-            if dry_run:
-                result.diff = unified("", text, path)
-                return result
-            self.history.record(path, data, current().source, operation, added, 0)
-            full.parent.mkdir(parents=True, exist_ok=True)
-            if not inside(self.vault, full.parent):
-                raise ValidationError(f"{path!r} leaves the vault", field="path")
-            try:
-                create_file(full, data)
-            except FileExistsError:
-                raise ConflictError(f"{path} was created by another program meanwhile") from None
-            self._index([path])
+            return self._create(path, text.encode("utf-8"), text, operation, dry_run)
+
+    def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
+        """A note where there is none (never over a file another program just made); in the
+        history once it is there, so a refused create leaves no version behind."""
+        full = self.file(path)
+        added = len(text.splitlines())
+        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry)
+        result.extra["created"] = True
+        if dry:
+            result.diff = unified("", text, path)
             return result
+        full.parent.mkdir(parents=True, exist_ok=True)
+        if not inside(self.vault, full.parent):
+            raise ValidationError(f"{path!r} leaves the vault", field="path")
+        try:
+            create_file(full, data)
+        except FileExistsError:
+            raise ConflictError(f"{path} was created by another program meanwhile") from None
+        self.history.record(path, data, current().source, operation, added, 0)
+        swap.at_point("recorded")
+        self._index([path])
+        return result
+
+    def restore(
+        self, path: str, number: int, expected_hash: str | None = None, dry_run: bool = False
+    ) -> WriteResult:
+        """Put version `number` of `path` back (a write like any other: undoable, refused
+        as stale if the note is not what the caller read); a deleted note comes back."""
+        self.check_scope(path)
+        with self._writing():
+            version = self.history.version(path, number)
+            if version is None:
+                raise NotFoundError(f"{path} has no version {number}")
+            if version.hash is None:
+                raise ValidationError(
+                    f"version {number} of {path} is its deletion; restore an older one",
+                    field="version",
+                )
+            data = self.history.data(version.hash)
+            try:
+                text = decode_for_edit(data).text
+            except EncodingError:
+                text = data.decode("utf-8", errors="replace")
+            operation = f"restore version {number}"
+            full = self.file(path)
+            if not (full.exists() or full.is_symlink()):
+                self.check_expected(path, None, expected_hash)
+                return self._create(path, data, text, operation, dry_run)
+            note = self.read(path)
+            self.check_expected(path, note, expected_hash)
+            return self._replace(path, note, data, text, operation, dry_run)
 
     def remove(
         self,
@@ -270,7 +327,7 @@ class NoteWriter:
         with self._writing():
             full = self.file(path)
             try:
-                raw = full.read_bytes()
+                raw = settled_bytes(full)
             except FileNotFoundError:
                 raise NotFoundError(f"{path} does not exist") from None
             now = content_hash(raw)
@@ -281,20 +338,24 @@ class NoteWriter:
             if dry_run:
                 result.diff = unified(text, "", path)
                 return result
-            self.history.observe([(path, raw)])
+            history, source = self.history, current().source
+            history.observe([(path, raw)])
+
+            def kept(file: Path) -> None:
+                history.note_kept(file, path, now)
+
+            gone = self.keep / f"deleted-{uuid.uuid4().hex}"  # out of the vault first
             try:
-                if target is None:  # moved out of the vault first: the check stays atomic
-                    gone = self.keep / f"deleted-{uuid.uuid4().hex}"
-                    move_file(full, raw, gone)
-                    gone.unlink(missing_ok=True)
-                else:
-                    move_file(full, raw, target)
+                move_file(full, raw, gone if target is None else target, self.keep, "", kept)
             except StaleError as exc:
                 cur = None if exc.current is None else content_hash(exc.current)
                 raise StaleNoteError(f"{exc}; nothing was deleted", cur) from None
             except WriteError as exc:
                 raise ConflictError(f"{path} was not deleted: {exc}") from exc
-            self.history.record(path, None, current().source, operation, 0, result.removed)
+            if target is None:  # read once more later: a write into it meanwhile is kept
+                kept(gone)
+            history.record(path, None, source, operation, 0, result.removed)
+            swap.at_point("recorded")
             self._index([path])
             return result
 
