@@ -346,7 +346,10 @@ class NoteWriter:
 
             gone = self.keep / f"deleted-{uuid.uuid4().hex}"  # out of the vault first
             try:
-                move_file(full, raw, gone if target is None else target, self.keep, "", kept)
+                move_file(
+                    full, raw, gone if target is None else target, self.keep,
+                    memo(source, operation, 0, result.removed), kept,
+                )  # fmt: skip
             except StaleError as exc:
                 cur = None if exc.current is None else content_hash(exc.current)
                 raise StaleNoteError(f"{exc}; nothing was deleted", cur) from None
