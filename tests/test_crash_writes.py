@@ -13,6 +13,7 @@ with SIGKILL at the named point, so each case is deterministic."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import subprocess
 import sys
@@ -204,7 +205,8 @@ def test_a_killed_write_of_a_live_process_is_not_recovered_by_another(tmp_path: 
     sleeper = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
                                stdin=subprocess.PIPE)  # fmt: skip
     try:
-        (keep / f"abc{PENDING}").write_text(f"{sleeper.pid}\n{note}\n\n\n")
+        said = {"pid": sleeper.pid, "note": str(note), "new": "", "target": "", "memo": ""}
+        (keep / f"abc{PENDING}").write_text(json.dumps(said))
         assert recover(keep) == [] and aside.exists() and not note.exists()
     finally:
         sleeper.kill()

@@ -239,6 +239,7 @@ class Indexer:
     ) -> list[_Read]:
         """Read and parse these files; unchanged bytes (a touch) only update the stat."""
         reads: list[_Read] = []
+        seen: list[tuple[str, bytes]] = []  # notes' bytes for the history
         for n, state in enumerate(todo, offset + 1):
             self.progress("read", n, total)
             try:
@@ -277,8 +278,10 @@ class Indexer:
             for message in ([warning] if warning else []) + list(note.warnings):
                 report.warnings.append(Skipped(state.path, message))
             reads.append(_Read(state.path, state, file_hash, note))
-            if self.history is not None and data is not None and not pdf:  # undoable by kbtui
-                self.history.observe([(state.path, data)])
+            if data is not None and not pdf:
+                seen.append((state.path, data))
+        if self.history is not None and seen:  # undoable by kbtui: one transaction a group
+            self.history.observe(seen)
         return reads
 
     def _plan(

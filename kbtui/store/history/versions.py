@@ -74,6 +74,7 @@ class Version:
 
 
 _COLUMNS = "path, seq, time, hash, source, operation, added, removed"
+_NONE = object()  # no version at all (not a deletion)
 
 
 class History:
@@ -113,49 +114,89 @@ class History:
         when: float | None = None,
     ) -> list[Version]:
         """Several versions in one transaction (a rename that rewrote forty notes)."""
-        now = time.time() if when is None else when
+        rows = [(item, None if item[1] is None else content_hash(item[1])) for item in items]
+        return self._record(rows, time.time() if when is None else when)
+
+    def _record(
+        self,
+        rows: list[tuple[tuple[str, bytes | None, str, str, int, int], str | None]],
+        now: float,
+    ) -> list[Version]:
+        """The versions (each with its bytes' hash) in one transaction and a few statements
+        whatever their number: a thread beside (the indexer's embedding) takes the
+        interpreter lock at each statement, so per-note statements cost a group its time."""
         out: list[Version] = []
         with self._lock, self._con:
-            for path, data, source, operation, added, removed in items:
-                digest = None if data is None else self._put_blob(data)
-                row = self._con.execute(
-                    "SELECT coalesce(max(seq), 0) + 1 FROM versions WHERE path = ?", (path,)
-                ).fetchone()
-                seq = int(row[0])
-                self._con.execute(
-                    f"INSERT INTO versions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (path, seq, now, digest, source, operation, added, removed),
-                )
+            seqs = self._in("SELECT path, max(seq) FROM versions WHERE path IN ({}) GROUP BY path",
+                            list(dict.fromkeys(item[0] for item, _ in rows)))  # fmt: skip
+            wanted = list({d for _, d in rows if d is not None})
+            have = self._in("SELECT hash, 1 FROM blobs WHERE hash IN ({})", wanted)
+            blobs: dict[str, tuple[str, int, bytes]] = {}
+            for (_, data, *_rest), digest in rows:  # compressed only when new
+                if (
+                    data is not None
+                    and digest is not None
+                    and digest not in have
+                    and digest not in blobs
+                ):
+                    blobs[digest] = (digest, len(data), zlib.compress(data, 6))
+            self._con.executemany(
+                "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?, ?, ?)", blobs.values()
+            )
+            for (path, data, source, operation, added, removed), digest in rows:
+                seq = seqs[path] = int(str(seqs.get(path) or 0)) + 1
                 size = None if data is None else len(data)
                 out.append(Version(path, seq, now, digest, source, operation, added, removed, size))
+            self._con.executemany(
+                f"INSERT INTO versions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(v.path, v.version, now, v.hash, v.source, v.operation, v.added, v.removed)
+                 for v in out],
+            )  # fmt: skip
+        return out
+
+    def _in(self, sql: str, keys: list[str]) -> dict[str, object]:
+        """{first column: second} of `sql` whose `IN ({})` takes `keys`, 500 at a time."""
+        out: dict[str, object] = {}
+        for i in range(0, len(keys), 500):
+            part = keys[i : i + 500]
+            query = sql.format(", ".join("?" * len(part)))
+            out.update((str(k), v) for k, v in self._con.execute(query, part).fetchall())
         return out
 
     def observe(self, items: Iterable[tuple[str, bytes]], source: str = "external") -> int:
         """Record what the indexer read where it differs from the path's newest version:
-        the edits of other programs, kept so kbtui can undo them too. Returns how many."""
-        fresh: list[tuple[str, bytes | None, str, str, int, int]] = []
+        the edits of other programs, kept so kbtui can undo them too. A group of notes in
+        one query and one transaction (an index pass calls it for every group it reads).
+        Returns how many versions were added."""
+        items = list(items)
+        newest = self._newest_hashes([path for path, _ in items])
+        fresh: list[tuple[tuple[str, bytes | None, str, str, int, int], str | None]] = []
         for path, data in items:
-            newest = self.newest(path)
-            if newest is None or newest.hash != content_hash(data):
-                operation = "seen" if newest is None else "edited outside kbtui"
-                fresh.append((path, data, source, operation, 0, 0))
+            known, digest = newest.get(path, _NONE), content_hash(data)
+            if known != digest:
+                operation = "seen" if known is _NONE else "edited outside kbtui"
+                fresh.append(((path, data, source, operation, 0, 0), digest))
+                newest[path] = digest
         if fresh:
-            self.record_many(fresh)
+            self._record(fresh, time.time())
         return len(fresh)
 
+    def _newest_hashes(self, paths: list[str]) -> dict[str, object]:
+        """{path: the hash of its newest version (None: deleted)} for the paths that have one."""
+        with self._lock:
+            return self._in(
+                """SELECT path, hash FROM versions v WHERE path IN ({}) AND seq =
+                   (SELECT max(seq) FROM versions w WHERE w.path = v.path)""",
+                list(dict.fromkeys(paths)),
+            )
+
     def observe_deleted(self, paths: Iterable[str]) -> None:
+        paths = list(paths)
+        newest = self._newest_hashes(paths)
         gone = [(p, None, "external", "deleted outside kbtui", 0, 0) for p in paths]
-        gone = [g for g in gone if (n := self.newest(g[0])) is not None and n.hash is not None]
+        gone = [g for g in gone if newest.get(g[0]) is not None]
         if gone:
             self.record_many(gone)
-
-    def _put_blob(self, data: bytes) -> str:
-        digest = content_hash(data)
-        self._con.execute(
-            "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?, ?, ?)",
-            (digest, len(data), zlib.compress(data, 6)),
-        )
-        return digest
 
     def newest(self, path: str) -> Version | None:
         found = self.versions(path, limit=1)

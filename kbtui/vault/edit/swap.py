@@ -33,9 +33,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -59,12 +61,10 @@ def keep_dir(index_dir: Path) -> Path:
     return index_dir / KEEP_FOLDER
 
 
-def _no_point(name: str) -> None:
-    return None
+def _no_point(name: str) -> None: ...
 
 
-def _no_hook(file: Path) -> None:
-    return None
+def _no_hook(file: Path) -> None: ...
 
 
 # The crash suite's hook (tests/test_crash_writes.py): called at each named point of a write
@@ -186,8 +186,9 @@ def _journal(
     with _live_lock:
         _live.add(token)
     try:
-        lines = (str(os.getpid()), str(note), new_hash, str(target or ""), memo.replace("\n", " "))
-        journal.write_text("\n".join(lines), encoding="utf-8")
+        said = {"pid": os.getpid(), "note": str(note), "new": new_hash, "memo": memo,
+                "target": "" if target is None else str(target)}  # fmt: skip
+        journal.write_text(json.dumps(said), encoding="ascii")
         yield token
     finally:
         try:
@@ -348,23 +349,41 @@ def recover(keep: Path, settle: Callable[[Recovered], None] | None = None) -> li
             with _live_lock:
                 if token in _live:
                     continue
-            try:
-                text = journal.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue  # recovered meanwhile by another process
-            pid, note_name, new_hash, target, memo = (text.split("\n", 4) + [""] * 4)[:5]
-            if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+            said = _said(journal)
+            if said is None:
                 continue
-            if note_name:
-                note = Path(note_name)
+            pid = said.get("pid")
+            if isinstance(pid, int) and pid != os.getpid() and _alive(pid):
+                continue
+            if note_name := str(said.get("note") or ""):
+                note, target = Path(note_name), str(said.get("target") or "")
                 _settle(note, token, Path(target) if target else None, keep)
                 kept = keep / f"{token}{KEPT}"
+                new_hash, memo = str(said.get("new") or ""), str(said.get("memo") or "")
                 done = Recovered(note, kept if kept.exists() else None, new_hash, memo)
                 if settle is not None:
                     settle(done)
                 out.append(done)
             journal.unlink(missing_ok=True)
     return out
+
+
+def _said(journal: Path) -> dict[str, object] | None:
+    """A journal's fields; None while it cannot be read (being written: its writer lives,
+    or recovered meanwhile). One unreadable for a minute is a kill mid-write (before the
+    note was touched): dropped."""
+    try:
+        said = json.loads(journal.read_text(encoding="ascii"))
+        if isinstance(said, dict):
+            return said
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        pass
+    with contextlib.suppress(OSError):
+        if time.time() - journal.stat().st_mtime > 60:
+            journal.unlink(missing_ok=True)
+    return None
 
 
 def _alive(pid: int) -> bool:
