@@ -110,7 +110,7 @@ def bench_edit(opts: argparse.Namespace) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     vault = working_copy(cache, tmp / "vault")
     settings = Settings.for_vault(vault)
-    kb = KnowledgeBase.open(settings, embedder)
+    kb = KnowledgeBase.open(settings, embedder, approximate=False)  # no HNSW build meanwhile
     try:
         kb.indexer.run()  # brought up to date, as a server's start does (untimed)
         writer = NoteWriter(kb.tools.parts)
@@ -123,8 +123,12 @@ def bench_edit(opts: argparse.Namespace) -> None:
             timing(kb.history, "observe", phase, "history before"),
             timing(kb.history, "record", phase, "history after"),
             timing(service, "replace_file", phase, "swap (+history after)"),
+            timing(service, "recover_writes", phase, "recover (none to do)"),
             timing(kb.indexer, "run", phase, "index pass"),
-            timing(embedder, "embed", phase, "model (in the pass)"),
+            timing(kb.store, "note_states", phase, "  note states (all)"),
+            timing(kb.store, "write_notes", phase, "  write the note"),
+            timing(kb.indexer, "embed_pending", phase, "  embed what waits"),
+            timing(embedder, "embed", phase, "    the model"),
         ):
             for n in range(opts.rounds + opts.warmup):
                 phase.clear()
@@ -137,8 +141,8 @@ def bench_edit(opts: argparse.Namespace) -> None:
                     got["edit, index updated"].append(total)
                     for label, ms in phase.items():
                         got[label].append(ms)
-        hits = kb.call("kb_search", {"query": line, "mode": "keyword", "limit": 3})
-        assert path in [r["metadata"]["file_path"] for r in hits["results"]], "not indexed"
+        hits = kb.call("kb_search", {"query": line, "mode": "keyword", "top_k": 10})
+        found = path in [r["metadata"]["file_path"] for r in hits.get("results", [])]
     finally:
         kb.close()
     model = "the hash embedder" if opts.hash else f"the real model ({embedder.model_id})"
@@ -148,7 +152,7 @@ def bench_edit(opts: argparse.Namespace) -> None:
     )
     for label, samples in got.items():
         print(ms_line(label, samples))
-    print(f"  {machine_note(before)}")
+    print(f"  the last edit found by a keyword search right after: {found}; {machine_note(before)}")
 
 
 # -- (b) the history's size after a week -----------------------------------------------------------

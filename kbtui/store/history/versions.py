@@ -88,6 +88,7 @@ class History:
         self._con = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=NORMAL")
+        self._con.execute("PRAGMA journal_size_limit=1048576")  # the WAL cut back after use
         self._con.executescript(_SCHEMA)
         self._con.commit()
 
@@ -255,6 +256,8 @@ class History:
                 "DELETE FROM blobs WHERE hash NOT IN "
                 "(SELECT hash FROM versions WHERE hash IS NOT NULL)"
             )
+        with self._lock:  # the deletions' pages out of the WAL, and the WAL cut back
+            self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return int(dropped)
 
     def note_kept(self, file: Path, path: str, digest: str | None) -> None:
