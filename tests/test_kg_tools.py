@@ -189,6 +189,11 @@ def test_create_entity_writes_a_note(kb: KnowledgeBase, settings: Settings) -> N
     assert entity["id"] == "technology:svelte" and entity["source"] == "tech/Svelte.md"
     path = settings.vault / entity["source"]
     assert path.is_file() and "SvelteJS" in path.read_text()
+    # the properties vault_example's notes use, no more: its descriptions are `summary`
+    props = path.read_text().split("---\n")[1]
+    assert [line.split(":")[0] for line in props.splitlines() if ":" in line] == [
+        "id", "type", "title", "aliases", "summary",
+    ]  # fmt: skip
     assert entity["confidence"] == 0.8 and entity["aliases"] == ["SvelteJS", "Svelte.js"]
     assert kb.call("kg_find_entity", {"name": "sveltejs", "exact": True})["count"] == 1
     duplicate = kb.call("kg_create_entity", {"name": "React", "type": "technology"})

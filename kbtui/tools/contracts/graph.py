@@ -123,8 +123,8 @@ KG_TOOLS = {
         ),
         ToolSpec(
             "kg_create_entity",
-            "Create an entity: writes a new note into the user's vault (frontmatter with type, "
-            "aliases, description) and indexes it. Fails if an entity with that id exists.",
+            "Create an entity: writes a new note into the user's vault (in the folder of its "
+            "type, with the properties its notes use) and indexes it. Fails if the id exists.",
             {
                 "channelId": CHANNEL,
                 "name": Param("string", "Entity name.", True, min_length=1, max_length=200),

@@ -4,12 +4,12 @@ re-indexing yields the same graph."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from kbtui.store.graph.entities import REL_TYPES
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
+from kbtui.tools.graph.entity_note import entity_folder, entity_text, free_stem
 from kbtui.tools.graph.read import KnowledgeGraph, note_file
 from kbtui.tools.params import validate
 from kbtui.vault.decode import decode_note
@@ -17,7 +17,6 @@ from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
 from kbtui.vault.edit.write import (
     WriteError,
     archive_note,
-    render_note,
     replace_note,
     safe_filename,
     write_new_note,
@@ -28,16 +27,6 @@ from kbtui.vault.scan import is_markdown
 if TYPE_CHECKING:
     from pathlib import Path
 
-TYPE_FOLDERS = {
-    "person": "people",
-    "organization": "organizations",
-    "project": "projects",
-    "technology": "technologies",
-    "concept": "concepts",
-    "location": "locations",
-    "document": "documents",
-    "task": "tasks",
-}
 # Which frontmatter key holds each relationship type (the inverse of the store's mapping).
 REL_KEYS = {v: k for k, v in reversed(list(REL_TYPES.items())) if k not in ("embeds", "owner")}
 
@@ -65,37 +54,28 @@ class GraphWriter:
 
     # -- kg_create_entity -----------------------------------------------------------------
     def kg_create_entity(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A note where the vault keeps notes of that type, with the properties the vault
+        uses (kbtui.tools.graph.entity_note); the answer has the spec's fields all the same."""
         name, kind = args["name"].strip(), args["type"]
         entity_id = f"{kind}:{slug(name)[:80] or 'unnamed'}"
         if self.store.note(entity_id) is not None:
             raise ConflictError(
                 f"Entity {entity_id} already exists; use kg_merge_entities or pick another name"
             )
-        fm: dict[str, Any] = {"id": entity_id, "type": kind, "title": name}
-        if args["aliases"]:
-            fm["aliases"] = list(dict.fromkeys(a.strip() for a in args["aliases"]))
-        if args["description"]:
-            fm["description"] = args["description"]
-        fm["confidence"] = args["confidence"]
-        if args["channelId"] and args["channelId"] != self.graph.default_channel:
-            fm["channel"] = args["channelId"]
-        fm["created_by"] = "kg_create_entity"
-        fm["created_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-        body = f"# {name}\n\n{args['description'] or ''}"
+        folder = entity_folder(self.store, self.vault, kind)
+        stem = free_stem(self.vault, folder, safe_filename(name))
+        channel = args["channelId"] if args["channelId"] != self.graph.default_channel else None
+        rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
+        text = entity_text(self.store, args, entity_id, rel, channel)
         try:
-            path = write_new_note(
-                self.vault, self._folder_for(kind), safe_filename(name), render_note(fm, body)
-            )
+            path = write_new_note(self.vault, folder, stem, text)
         except WriteError as exc:
             raise ConflictError(str(exc)) from exc
         self.index_paths(path.relative_to(self.vault).as_posix())
         entity = self.graph.entity(self.graph.require(entity_id))
+        entity["confidence"] = args["confidence"]  # kept in the note only where the vault
+        entity["description"] = entity["description"] or args["description"]  # has the key
         return ok(entity=entity, message=f"Created {kind} {name} in {entity['source']}")
-
-    def _folder_for(self, kind: str) -> str:
-        """The folder most notes of this type already live in, else a plural default."""
-        folder = self.store.common_folder(kind)
-        return folder.split("/", 1)[0] if folder else TYPE_FOLDERS.get(kind, kind + "s")
 
     # -- kg_create_relationship -----------------------------------------------------------
     def kg_create_relationship(self, args: dict[str, Any]) -> dict[str, Any]:
