@@ -212,6 +212,7 @@ KG_TOOLS = {
                     items=Param("string", "Entity id.", min_length=3, max_length=100, pattern=_ID),
                     max_items=50,
                 ),
+                "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
             },
             {"result": None},
         ),

@@ -138,6 +138,10 @@ class GraphWriter:
 
     # -- kg_merge_entities ----------------------------------------------------------------
     def kg_merge_entities(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Merge the sources into the target; with dryRun, the same answer from the same plan
+        and nothing written: the file that changes, the links it gains, the notes removed
+        (moved under .archive/merged/) and the notes linking to them (left as written; the
+        index resolves them to the target by the aliases it gains, Obsidian does not)."""
         target_id, sources = args["targetEntityId"], list(dict.fromkeys(args["sourceEntityIds"]))
         if not sources:
             raise ValidationError("sourceEntityIds cannot be empty", field="sourceEntityIds")
@@ -147,9 +151,47 @@ class GraphWriter:
         rows = [note_file(self.graph.require(s), "sourceEntityIds") for s in sources]
         path = self.vault / target["path"]
         original = path.read_bytes()
-        text, _ = decode_note(original)
+        text, aliases, links, moved = self._merged_text(decode_note(original)[0], target, rows)
+        removed = [row["path"] for row in rows]
+        linking = {src for r in removed for src, *_ in self.store.obsidian_links(dest_path=r)}
+        result: dict[str, Any] = {
+            "success": True,
+            "relationshipsTransferred": moved,
+            "aliasesMerged": aliases,
+            "dryRun": args["dryRun"],
+            "filesChanged": [target["path"]],
+            "linksAdded": links,
+            "removed": removed,
+            "linkingNotes": sorted(linking - set(removed)),
+        }
+        if args["dryRun"]:
+            merged = self.graph.entity(target)
+            merged["aliases"] = [*merged["aliases"], *aliases]
+            message = (
+                f"Dry run: merging {len(sources)} entities into {target_id} would change "
+                f"{target['path']} and move {len(removed)} note(s) to .archive/merged/; "
+                "nothing was written"
+            )
+            return ok(result={**result, "mergedEntity": merged}, message=message)
+        try:
+            replace_note(path, original, text)
+        except WriteError as exc:
+            raise ConflictError(str(exc)) from exc
+        archived = [archive_note(self.vault, row["path"]) for row in rows]
+        self.index_paths(target["path"], *removed)
+        self.store.merge_usage(target_id, sources)
+        merged = self.graph.entity(self.graph.require(target_id))
+        result = {**result, "mergedEntity": merged, "archived": archived}
+        return ok(result=result, message=f"Merged {len(sources)} entities into {target_id}")
+
+    def _merged_text(
+        self, text: str, target: dict[str, Any], rows: list[dict[str, Any]]
+    ) -> tuple[str, list[str], list[str], int]:
+        """The target note's text after the merge, the aliases and the relation links
+        (`key: [[link]]`) it gains, and the relationships the sources have."""
         known = {n.lower() for n in [target["name"], *target["aliases"]]}
         aliases: list[str] = []
+        links: list[str] = []
         moved = 0
         appendix = []
         for row in rows:
@@ -163,27 +205,13 @@ class GraphWriter:
             for link in note.links:
                 if link.rel not in ("references", "embeds") and link.target.lower() not in known:
                     ref = f"[[{link.target}|{link.label}]]" if link.label else f"[[{link.target}]]"
-                    text = self._add(text, slug(link.rel) or "related_to", ref)
+                    key = slug(link.rel) or "related_to"
+                    text = self._add(text, key, ref)
+                    links.append(f"{key}: {ref}")
             appendix.append(f"\n\n## Merged from {row['name']}\n\n{note.body}\n")
         for alias in aliases:
             text = self._add(text, "aliases", alias)
-        text = text.rstrip("\n") + "".join(appendix)
-        try:
-            replace_note(path, original, text)
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        archived = [archive_note(self.vault, row["path"]) for row in rows]
-        self.index_paths(target["path"], *(row["path"] for row in rows))
-        self.store.merge_usage(target_id, sources)
-        merged = self.graph.entity(self.graph.require(target_id))
-        result = {
-            "success": True,
-            "mergedEntity": merged,
-            "relationshipsTransferred": moved,
-            "aliasesMerged": aliases,
-            "archived": archived,
-        }
-        return ok(result=result, message=f"Merged {len(sources)} entities into {target_id}")
+        return text.rstrip("\n") + "".join(appendix), aliases, links, moved
 
     def _add(self, text: str, key: str, value: str) -> str:
         try:
