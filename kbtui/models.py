@@ -33,6 +33,7 @@ class Task:
     done: str = ""
     priority: str = ""  # highest, high, medium, low, lowest
     recurrence: str = ""
+    heading: str = ""  # the nearest heading above the task, as written
 
 
 @dataclass(frozen=True)

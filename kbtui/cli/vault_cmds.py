@@ -4,6 +4,7 @@ shapes follow the official Obsidian CLI."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -20,11 +21,29 @@ _TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
 
 @click.command()
 @vault_option
-@click.option("--todo", "which", flag_value="todo", help="Only tasks to do ([ ]).")
-@click.option("--done", "which", flag_value="done", help="Only checked tasks.")
+@click.option(
+    "--todo",
+    "which",
+    flag_value="todo",
+    help="Only tasks not done: status type TODO, IN_PROGRESS or ON_HOLD ([ ], [/], unknown).",
+)
+@click.option(
+    "--done",
+    "which",
+    flag_value="done",
+    help="Only tasks done: status type DONE, CANCELLED or NON_TASK ([x], [-]).",
+)
 @click.option("--status", "status", help="Only tasks with this status character.")
+@click.option(
+    "--status-type",
+    help="Only these Tasks plugin status types (comma-separated, e.g. IN_PROGRESS).",
+)
 @click.option("--file", "note", help="Only the tasks of this note (path or name).")
-@click.option("--due-before", help="Only tasks due before this date (YYYY-MM-DD).")
+@click.option(
+    "--due-before",
+    callback=lambda _c, _p, v: _date_option(v, "--due-before"),
+    help="Only tasks due before this date (YYYY-MM-DD).",
+)
 @click.option("--daily", is_flag=True, help="Only the tasks of today's daily note.")
 @click.option("--verbose", is_flag=True, help="Group by file, with line numbers and fields.")
 @total_option
@@ -33,6 +52,7 @@ def tasks(
     vault: str | None,
     which: str | None,
     status: str | None,
+    status_type: str | None,
     note: str | None,
     due_before: str | None,
     daily: bool,
@@ -40,14 +60,24 @@ def tasks(
     total: bool,
     fmt: str,
 ) -> None:
-    """Tasks in the vault (`- [ ] ...`), by file and line."""
+    """Tasks in the vault (`- [ ] ...`), by file and line. Statuses are the Tasks plugin's
+    (its settings, else its defaults: [ ] TODO, [/] IN_PROGRESS, [x] DONE, [-] CANCELLED; any
+    other character TODO)."""
     rows: list[dict[str, Any]] = []
     if daily:  # Obsidian's `tasks daily`: no daily note yet, no tasks
         today = call_tool(vault, "app_daily", {"action": "path", "date": None})
         note = today["path"] if today["exists"] else None
     if note or not daily:
-        args = {"status": status or which or "all", "note": note, "dueBefore": due_before}
+        args = {
+            "status": status or which or "all",
+            "statusType": status_type,
+            "note": note,
+            "dueBefore": due_before,
+        }
         rows = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})["results"]
+        for r in rows:  # the plugin reads such a date as invalid: never due, never in a range
+            for key in r.get("invalidDates", ()):
+                click.echo(f"{r['file']}:{r['line']}: {key} {r[key]} is not a date", err=True)
     if total:
         click.echo(len(rows))
     elif fmt != "text":
@@ -62,6 +92,19 @@ def tasks(
     else:
         for r in rows:
             click.echo(r["text"].strip())
+
+
+def _date_option(value: str | None, name: str) -> str | None:
+    """A YYYY-MM-DD that is a real day (2021-13-45 is refused, not compared as text)."""
+    if value is None:
+        return None
+    try:
+        if len(value) == 10:
+            dt.date.fromisoformat(value)
+            return value
+    except ValueError:
+        pass
+    raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)", param_hint=name)
 
 
 @click.command()
@@ -87,7 +130,8 @@ def task(vault: str | None, ref: str, action: str | None, status: str | None) ->
         return
     args = {"file": path, "line": int(line), "status": status or action}
     answer = call_tool(vault, "task_update", args)
-    click.echo(answer["task"]["text"])
+    for written in answer.get("lines") or [answer["task"]["text"]]:
+        click.echo(written)
 
 
 def _daily(action: str) -> click.Command:

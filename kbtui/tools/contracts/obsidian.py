@@ -36,10 +36,16 @@ VAULT_TOOLS = {
             {
                 "status": Param(
                     "string",
-                    "todo, done, all, or one status character.",
+                    "todo (not done), done (done or cancelled), all, or one status character.",
                     default="todo",
                     min_length=1,
                     max_length=4,
+                ),
+                "statusType": Param(
+                    "string",
+                    "Tasks plugin status types, comma-separated: TODO, IN_PROGRESS, ON_HOLD, "
+                    "DONE, CANCELLED, NON_TASK.",
+                    max_length=100,
                 ),
                 "note": _NOTE,
                 "dueBefore": Param(
