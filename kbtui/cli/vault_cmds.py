@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from kbtui.cli.common import vault_option
+from kbtui.cli.tasks_query import tasks_query
 from kbtui.cli.vault_links import LINK_COMMANDS
 from kbtui.cli.vault_out import call_tool, format_option, print_rows, total_option
 
@@ -313,6 +314,7 @@ VAULT_COMMANDS = (
     *LINK_COMMANDS,
     tasks,
     task,
+    tasks_query,
     _daily("path"),
     _daily("read"),
     _daily_write("append"),

@@ -32,5 +32,5 @@ GRAPH_READS = (
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
     | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}
-    | {"kg_graph_image", "app_graph_map"}
+    | {"kg_graph_image", "app_graph_map", "app_tasks_query"}
 )

@@ -36,6 +36,7 @@ from kbtui.tools.obsidian import daily as obsidian_daily
 from kbtui.tools.obsidian import links as obsidian_links
 from kbtui.tools.obsidian import notes as obsidian_notes
 from kbtui.tools.obsidian import tasks as obsidian_tasks
+from kbtui.tools.obsidian import tasks_query as obsidian_tasks_query
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
 
@@ -121,6 +122,7 @@ TOOLS: dict[str, Tool] = {
             Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
             for name, run in (
                 ("app_daily", obsidian_daily.daily),
+                ("app_tasks_query", obsidian_tasks_query.tasks_query),
                 ("app_outline", obsidian_notes.outline),
                 ("app_tags", obsidian_notes.tags),
                 ("app_properties", obsidian_notes.properties),

@@ -112,6 +112,19 @@ APP_VAULT_TOOLS = {
         ),
         ToolSpec("app_outline", "A note's headings.", {"note": _APP_NOTE}, {"results": []}),
         ToolSpec(
+            "app_tasks_query",
+            "A Tasks plugin query (a ```tasks block's text) over the vault's tasks.",
+            {
+                "query": Param("string", "The query.", True, max_length=100_000),
+                "today": Param("string", "Today's date.", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+                "this": Param(
+                    "string", "The note holding the query (placeholders).", max_length=500
+                ),
+                "markdown": Param("boolean", "Also the results as markdown.", default=False),
+            },
+            {"results": [], "count": 0},
+        ),
+        ToolSpec(
             "app_tags",
             "Tags with note counts, or one tag's notes.",
             {"name": Param("string", "One tag.", max_length=300)},

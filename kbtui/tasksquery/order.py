@@ -1,0 +1,263 @@
+"""`sort by` and `group by` as the plugin's fields sort and group: each sorter is a key
+(ascending as the plugin's comparator orders) and a reverse flag; the default sort
+(status.type, urgency, due, priority, path) follows the query's own. Text compares as
+JavaScript's localeCompare with numeric collation roughly does: case aside, numbers by value,
+punctuation before digits before letters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kbtui.tasksquery.filters import JS_MESSAGE, UNSUPPORTED, QueryError
+from kbtui.tasksquery.model import INVALID, QTask
+from kbtui.vault.obsidian.task_settings import TYPE_ORDER
+
+_RUN = re.compile(r"(\d+)|(\D)")
+
+
+def text_key(text: str) -> tuple[Any, ...]:
+    """A key that orders like localeCompare(..., {numeric: true}) for common text."""
+    out: list[tuple[int, Any]] = []
+    for digits, ch in _RUN.findall(text):
+        if digits:
+            out.append((1, int(digits)))
+        elif ch.isalpha():
+            out.append((2, ch.casefold()))
+        else:
+            out.append((0, ch))
+    return (tuple(out), text.swapcase())
+
+
+def date_key(value: object) -> tuple[int, int]:
+    """Invalid dates first, then days in order, then no date (compareByDate)."""
+    if value == INVALID:
+        return (0, 0)
+    if isinstance(value, dt.date):
+        return (1, value.toordinal())
+    return (2, 0)
+
+
+def _clean_description(text: str) -> str:
+    """DescriptionField.cleanDescription: a leading link or emphasis read as its text."""
+    m = re.match(r"^\[\[?([^\]]*)]]?", text)
+    if m is not None:
+        inner = m.group(1)
+        text = inner[inner.find("|") + 1 :] + text[m.end() :]
+    for rx in (
+        r"^\*\*([^*]+)\*\*",
+        r"^\*([^*]+)\*",
+        r"^==([^=]+)==",
+        r"^__([^_]+)__",
+        r"^_([^_]+)_",
+    ):
+        m = re.match(rx, text)
+        if m is not None:
+            text = m.group(1) + text[m.end() :]
+    return text
+
+
+_EMPHASIS = (r"^\*\*([^*]+)\*\*", r"^\*([^*]+)\*", r"^==([^=]+)==", r"^__([^_]+)__", r"^_([^_]+)_")
+
+
+def _date_sort(key: str) -> Callable[[QTask], Any]:
+    return lambda t: date_key(t.dates[key])
+
+
+def _tag_key(index: int) -> Callable[[QTask], Any]:
+    def key(t: QTask) -> Any:
+        tags = t.line.tags
+        if len(tags) < index:
+            return (1, ())
+        return (0, text_key(tags[index - 1]))
+
+    return key
+
+
+def _random_key(today: dt.date) -> Callable[[QTask], int]:
+    def key(t: QTask) -> int:
+        text = f"{today.year}-{today.month:02d}-{today.day:02d} {t.line.description}"
+        units = text.encode("utf-16-le")
+        h = 9
+        for i in range(0, len(units), 2):  # Math.imul(h ^ code unit, 9 ** 9)
+            h = ((h ^ int.from_bytes(units[i : i + 2], "little")) * 387420489) & 0xFFFFFFFF
+        v = (h ^ (h >> 9)) & 0xFFFFFFFF
+        return v - (1 << 32) if v & 0x80000000 else v
+
+    return key
+
+
+KEYS: dict[str, Callable[[QTask], Any]] = {
+    "status.name": lambda t: text_key(t.status.name),
+    "status.type": lambda t: TYPE_ORDER.get(t.status.type, 7),
+    "status": lambda t: 1 if t.is_done else 0,
+    "recurring": lambda t: 0 if t.recurrence is not None else 1,
+    "priority": lambda t: t.priority_number,
+    "happens": lambda t: date_key(t.earliest_happens()),
+    **{k: _date_sort(k) for k in ("cancelled", "created", "start", "scheduled", "due", "done")},
+    "path": lambda t: text_key(t.path),
+    "description": lambda t: text_key(_clean_description(t.description)),
+    "heading": lambda t: text_key(t.heading or ""),
+    "filename": lambda t: text_key(t.filename),
+    "urgency": lambda t: -t.urgency,
+    "id": lambda t: text_key(t.line.id),
+}
+SORT_ORDER = (
+    "status.name",
+    "status.type",
+    "status",
+    "recurring",
+    "priority",
+    "happens",
+    "cancelled",
+    "created",
+    "start",
+    "scheduled",
+    "due",
+    "done",
+    "path",
+    "description",
+    "tag",
+    "heading",
+    "filename",
+    "urgency",
+    "id",
+    "random",
+)
+DEFAULT_SORT = ("status.type", "urgency", "due", "priority", "path")
+
+
+@dataclass(frozen=True)
+class Sorter:
+    name: str
+    key: Callable[[QTask], Any]
+    reverse: bool
+
+
+def read_sorter(line: str, today: dt.date) -> Sorter | None:
+    if not re.match(r"^sort by ", line, re.I):
+        return None
+    if UNSUPPORTED.match(line):
+        raise QueryError(JS_MESSAGE.format("sort"))
+    for name in SORT_ORDER:
+        if name == "tag":
+            m = re.match(r"^sort by tag( reverse)?[\s]*(\d+)?", line, re.I)
+            if m:
+                return Sorter("tag", _tag_key(int(m.group(2) or 1) or 1), bool(m.group(1)))
+            continue
+        m = re.match(rf"^sort by {re.escape(name)}( reverse)?", line, re.I)
+        if m:
+            key = _random_key(today) if name == "random" else KEYS[name]
+            return Sorter(name, key, bool(m.group(1)))
+    return None
+
+
+def sort_tasks(tasks: list[QTask], sorters: list[Sorter]) -> list[QTask]:
+    chain = sorters + [Sorter(n, KEYS[n], False) for n in DEFAULT_SORT]
+    if not any(s.reverse for s in chain):
+        return sorted(tasks, key=lambda t: tuple(s.key(t) for s in chain))
+    out = list(tasks)
+    for s in reversed(chain):  # stable passes, the first sorter last
+        out.sort(key=s.key, reverse=s.reverse)
+    return out
+
+
+# -- grouping -----------------------------------------------------------------------------
+def _date_group(word: str, value: Callable[[QTask], object]) -> Callable[[QTask], list[str]]:
+    def names(t: QTask) -> list[str]:
+        day = value(t)
+        if day is None:
+            return [f"No {word} date"]
+        if not isinstance(day, dt.date):
+            return [f"%%0%% Invalid {word} date"]
+        return [day.strftime("%Y-%m-%d %A")]
+
+    return names
+
+
+DATE_KEYS = ("cancelled", "created", "start", "scheduled", "due", "done")
+
+
+def _date_sort_value(key: str) -> Callable[[QTask], object]:
+    return lambda t: t.dates[key]
+
+
+_PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
+
+
+def _backlink(t: QTask) -> list[str]:
+    name = t.filename.rsplit(".", 1)[0]
+    if t.heading is None:
+        return [f"[[{name}]]"]
+    return [f"[[{name}#{t.heading}|{name} > {t.heading}]]"]
+
+
+GROUPS: dict[str, Callable[[QTask], list[str]]] = {
+    "status.name": lambda t: [t.status.name],
+    "status.type": lambda t: [f"%%{TYPE_ORDER.get(t.status.type, 7)}%%{t.status.type}"],
+    "status": lambda t: ["Done" if t.is_done else "Todo"],
+    "recurring": lambda t: ["Recurring" if t.recurrence is not None else "Not Recurring"],
+    "priority": lambda t: [f"%%{t.priority_number}%%{_PRIORITY_NAMES[t.priority_number]} priority"],
+    "happens": _date_group("happens", lambda t: t.earliest_happens()),
+    **{k: _date_group(k, _date_sort_value(k)) for k in DATE_KEYS},
+    "path": lambda t: [t.path.replace(".md", "", 1)],
+    "folder": lambda t: [t.folder],
+    "root": lambda t: [t.root],
+    "backlink": _backlink,
+    "tags": lambda t: list(t.line.tags) or ["(No tags)"],
+    "heading": lambda t: [t.heading or "(No heading)"],
+    "filename": lambda t: [f"[[{t.filename.rsplit('.', 1)[0]}]]"],
+    "urgency": lambda t: [f"{t.urgency:.2f}"],
+    "recurrence": lambda t: [t.recurrence or "None"],
+    "id": lambda t: [t.line.id],
+}
+
+
+@dataclass(frozen=True)
+class Grouper:
+    name: str
+    names: Callable[[QTask], list[str]]
+    reverse: bool
+
+
+def read_grouper(line: str) -> Grouper | None:
+    if not re.match(r"^group by ", line, re.I):
+        return None
+    if UNSUPPORTED.match(line):
+        raise QueryError(JS_MESSAGE.format("group"))
+    for name, names in GROUPS.items():
+        m = re.match(rf"^group by {re.escape(name)}( reverse)?$", line, re.I)
+        if m:
+            reverse = bool(m.group(1))
+            return Grouper(name, names, not reverse if name == "urgency" else reverse)
+    return None
+
+
+def shown_name(name: str) -> str:
+    """A group name as Obsidian renders it: the `%%n%%` that orders it hidden."""
+    return re.sub(r"^%%\d+%% ?", "", name)
+
+
+def _level_key(level: int) -> Callable[[tuple[str, ...]], Any]:
+    return lambda path: text_key(path[level])
+
+
+def group_tasks(
+    tasks: list[QTask], groupers: list[Grouper]
+) -> list[tuple[tuple[str, ...], list[QTask]]]:
+    """TaskGroups: the tasks under each path of group names, groups in name order."""
+    groups: dict[tuple[str, ...], list[QTask]] = {(): list(tasks)}
+    for grouper in groupers:
+        deeper: dict[tuple[str, ...], list[QTask]] = {}
+        for path, members in groups.items():
+            for t in members:
+                for name in grouper.names(t) or [""]:
+                    deeper.setdefault((*path, name), []).append(t)
+        groups = deeper
+    paths = list(groups)
+    for level in reversed(range(len(groupers))):
+        paths.sort(key=_level_key(level), reverse=groupers[level].reverse)
+    return [(p, groups[p]) for p in paths]
