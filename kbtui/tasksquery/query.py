@@ -259,6 +259,39 @@ class Reader:
         raise QueryError(f'do not understand view mode "{mode}"')
 
 
+_FILE_DEFAULTS: tuple[tuple[str, str | tuple[str, str]], ...] = (
+    ("TQ_show_toolbar", "toolbar"),
+    ("TQ_explain", ("explain", "")),
+    ("TQ_short_mode", ("short mode", "full mode")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("tree", "tags", "id", "depends on")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("priority", "recurrence rule")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("on completion", "created date")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("start date", "scheduled date")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("due date", "cancelled date")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("done date", "urgency", "backlink")),
+    *((f"TQ_show_{k.replace(' ', '_')}", k) for k in ("edit button", "postpone button")),
+    ("TQ_show_task_count", "task count"),
+)
+
+
+def file_defaults(properties: dict[str, Any]) -> str:
+    """The plugin's Query File Defaults: instructions from the `TQ_*` properties of the note
+    holding the query."""
+    out: list[str] = []
+    for name, what in _FILE_DEFAULTS:  # what: a part to show or hide, or (if true, if false)
+        if name not in properties:
+            continue
+        value = properties[name]
+        if isinstance(what, tuple):
+            out.append(what[0] if value else what[1])
+        else:
+            out.append(("show " if value else "hide ") + what)
+    extra = properties.get("TQ_extra_instructions")
+    if isinstance(extra, str):
+        out.append(extra)
+    return "\n".join(line for line in out if line)
+
+
 def read_query(
     source: str,
     settings: TasksSettings,
@@ -266,9 +299,10 @@ def read_query(
     file: str | None = None,
     properties: dict[str, Any] | None = None,
 ) -> Query:
-    """The query of a ```tasks block, with the vault's global query before it unless it says
-    `ignore global query`."""
+    """The query of a ```tasks block, after the global query (unless it says `ignore global
+    query`) and the note's query file defaults (`TQ_*` properties)."""
     props = properties or {}
+    source = "\n".join(part for part in (file_defaults(props), source) if part)
     own = Reader(settings, today, file, props).read(source)
     if own.ignore_global_query or not settings.global_query.strip():
         return own
