@@ -75,7 +75,12 @@ def tasks(
             "note": note,
             "dueBefore": due_before,
         }
-        rows = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})["results"]
+        answer = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})
+        rows = answer["results"]
+        for t in answer.get("notDue", ()):
+            click.echo(
+                f"{t['file']}:{t['line']}: due {t['due']} is not a date: not counted", err=True
+            )
         for r in rows:  # the plugin reads such a date as invalid: never due, never in a range
             for key in r.get("invalidDates", ()):
                 click.echo(f"{r['file']}:{r['line']}: {key} {r[key]} is not a date", err=True)

@@ -150,11 +150,12 @@ class VaultFacts:
         path: str | None = None,
         due_before: str | None = None,
         limit: int | None = None,
+        due_invalid: bool = False,
     ) -> tuple[list[dict[str, Any]], int]:
         """Tasks in path and line order: of one status character, or whose character is in
         `symbols` (not in them with `exclude`); `due_before`: a real due day before it (a
         date that is no day, e.g. 1999-02-32, is never due). Returns the first `limit` tasks
-        and how many there are."""
+        and how many there are. `due_invalid`: only tasks whose due date is no day."""
         where, params = ["TRUE"], dict[str, Any]()
         if status is not None:
             where.append("t.status = $status")
@@ -169,6 +170,8 @@ class VaultFacts:
         if due_before is not None:
             where.append("length(t.due) = 10 AND TRY_CAST(t.due AS DATE) < CAST($due AS DATE)")
             params["due"] = due_before
+        if due_invalid:
+            where.append("t.due <> '' AND (length(t.due) <> 10 OR TRY_CAST(t.due AS DATE) IS NULL)")
         sql = f"""FROM tasks t JOIN notes n USING (entity_id) WHERE {" AND ".join(where)}"""
         total = self.con.execute("SELECT count(*) " + sql, params).fetchone()
         rows = self.con.execute(

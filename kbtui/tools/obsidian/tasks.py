@@ -59,10 +59,22 @@ def tasks_list(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         bad = [k for k in _DATES if k in task and valid_date(task[k]) is None]
         if bad:
             task["invalidDates"] = bad
+    extra: dict[str, Any] = {}
+    if due_before is not None:  # the tasks a due date that is no day kept out: said, not hidden
+        skipped, _ = parts.store.tasks(
+            status=None if status in _NAMED else status,
+            symbols=symbols,
+            exclude=exclude,
+            path=path,
+            due_invalid=True,
+            limit=1000,
+        )
+        extra["notDue"] = [{"file": t["file"], "line": t["line"], "due": t["due"]} for t in skipped]
     return ok(
         results=results,
         count=len(results),
         total=total,
+        **extra,
         message=f"{total} task(s)" + (f", {len(results)} shown" if total > len(results) else ""),
     )
 
