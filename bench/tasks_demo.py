@@ -41,11 +41,30 @@ def reason(message: str) -> str:
     return first[:80]
 
 
+def grep_blocks(text: str) -> list[tuple[int, str]]:
+    """Every line holding ```tasks (also inside ````text examples, comments and quotes, as
+    `grep` counts the demo vault's 284) with the lines up to its closing fence."""
+    lines = text.split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        if "```tasks" not in line:
+            continue
+        body = []
+        for nxt in lines[i + 1 :]:
+            bare = re.sub(r"^(\s*>)+\s?", "", nxt)
+            if bare.strip().startswith("```"):
+                break
+            body.append(bare)
+        found.append((i + 1, "\n".join(body)))
+    return found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("vault", type=Path)
     ap.add_argument("--today", default="2025-06-18")
     ap.add_argument("--show-errors", action="store_true")
+    ap.add_argument("--grep", action="store_true", help="every ```tasks line, as grep counts")
     args = ap.parse_args()
     rt = VaultRuntime(Settings.for_vault(args.vault), HashEmbedder(), watch=False)
     rt.start()
@@ -57,13 +76,18 @@ def main() -> None:
             rel = path.relative_to(args.vault).as_posix()
             if rel.startswith(".") or "/." in rel:
                 continue
-            for block in query_blocks(path.read_text("utf-8"), ("tasks",)):
-                call = {"query": block.source, "today": args.today, "this": rel}
+            text = path.read_text("utf-8")
+            if args.grep:
+                blocks = grep_blocks(text)
+            else:
+                blocks = [(b.line, b.source) for b in query_blocks(text, ("tasks",))]
+            for line, source in blocks:
+                call = {"query": source, "today": args.today, "this": rel}
                 try:
                     answer = rt.call("app_tasks_query", call)
                 except Exception as exc:  # counted: must never happen
                     crashed += 1
-                    print(f"CRASH {rel}:{block.line}: {exc!r}")
+                    print(f"CRASH {rel}:{line}: {exc!r}")
                     continue
                 if answer.get("ok"):
                     ran += 1
@@ -71,10 +95,10 @@ def main() -> None:
                     failed += 1
                     reasons[reason(answer.get("message", ""))] += 1
                     if args.show_errors:
-                        print(f"--- {rel}:{block.line}\n{answer.get('message')}")
+                        print(f"--- {rel}:{line}\n{answer.get('message')}")
                 else:
                     crashed += 1
-                    print(f"CRASH {rel}:{block.line}: {answer}")
+                    print(f"CRASH {rel}:{line}: {answer}")
     finally:
         rt.close()
     total = ran + failed + crashed

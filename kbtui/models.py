@@ -34,6 +34,7 @@ class Task:
     priority: str = ""  # highest, high, medium, low, lowest
     recurrence: str = ""
     heading: str = ""  # the nearest heading above the task, as written
+    plugin: str = ""  # the Tasks plugin's reading (kbtui.vault.obsidian.task_line.pack)
 
 
 @dataclass(frozen=True)

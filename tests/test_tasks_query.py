@@ -11,25 +11,24 @@ import pytest
 
 from kbtui.tasksquery.dates import parse_range
 from kbtui.tasksquery.filters import QueryError
-from kbtui.tasksquery.model import make_task
+from kbtui.tasksquery.model import Row, make_task
 from kbtui.tasksquery.query import read_query, run_query
 from kbtui.tasksquery.render import markdown, rows
+from kbtui.vault.obsidian.task_line import pack, parse_line
 from kbtui.vault.obsidian.task_settings import TasksSettings, settings_from
 
 FRIDAY = dt.date(2023, 2, 10)  # the day the docs' date tables are computed on
 PLAIN = TasksSettings(installed=True)
 
 
-def tasks(lines: list[str], file: str = "a.md", heading: str = "") -> list[dict[str, object]]:
-    return [
-        {"file": file, "line": i + 1, "status": "", "text": t, "heading": heading}
-        for i, t in enumerate(lines)
-    ]
+def tasks(lines: list[str], file: str = "a.md", heading: str = "") -> list[Row]:
+    """Index rows: path, line, status, text, heading, no packed reading (the line is read)."""
+    return [(file, i + 1, t.split("[", 1)[1][0], t, heading, "") for i, t in enumerate(lines)]
 
 
 def run(
     query: str,
-    found: list[dict[str, object]],
+    found: list[Row],
     today: dt.date = FRIDAY,
     settings: TasksSettings = PLAIN,
     file: str | None = None,
@@ -384,7 +383,7 @@ def test_default_sort_and_sort_by() -> None:
     assert run("sort by tag 2", tagged) == ["two #a #y", "one #b #z", "three #c"]
 
 
-def grouped(query: str, found: list[dict[str, object]]) -> list[tuple[list[str], str]]:
+def grouped(query: str, found: list[Row]) -> list[tuple[list[str], str]]:
     q = read_query(query, PLAIN, FRIDAY)
     parsed = [t for t in (make_task(r, PLAIN, FRIDAY) for r in found) if t is not None]
     return [(r.get("group", []), r["text"]) for r in rows(run_query(q, parsed, FRIDAY))]
@@ -493,3 +492,20 @@ def test_date_ranges_as_the_plugins_parser_tests() -> None:
     assert iso(parse_range("2020-W53", day)) == ("2020-12-28", "2021-01-03")
     assert iso(parse_range("2018-W53", day)) is None
     assert iso(parse_range("2024-02", day)) == ("2024-02-01", "2024-02-29")
+
+
+def test_the_index_packed_reading_answers_as_the_line() -> None:
+    """The index keeps each task's reading packed (task_line.pack): queries over packed rows
+    answer as over the lines themselves, global filter included."""
+    settings = TasksSettings(installed=True, global_filter="#task")
+    lines = [
+        "- [ ] #task due 📅 2023-02-09 ⏫ #x",
+        "- [x] #task done ✅ 2023-02-01",
+        "- [ ] no filter 📅 2023-02-09",
+        "- [ ] #task bad 📅 2023-02-30 🔁 every day",
+    ]
+    plain = tasks(lines)
+    packed = [(*r[:5], pack(p)) for r in plain if (p := parse_line(r[3])) is not None]
+    for query in ("not done\nsort by due", "tags include x", "is recurring", "has due date"):
+        assert run(query, packed, settings=settings) == run(query, plain, settings=settings)
+    assert run("tags include task", packed, settings=settings) == []

@@ -35,8 +35,9 @@ def tasks_query(
     if fmt == "md":
         click.echo(answer["markdown"])
     elif fmt == "paths":
-        for r in answer["results"]:
-            click.echo(f"{r['file']}:{r['line']}")
+        found = answer["results"]
+        if found:
+            click.echo("\n".join(f"{r['file']}:{r['line']}" for r in found))
     else:
         records = []
         for r in answer["results"]:

@@ -24,6 +24,6 @@ def insert_facts(
     bulk_insert("links", {k: [lk[i] for lk in links] for i, k in enumerate(names)})
     tasks = [(w.note.entity_id, t) for w in batch for t in w.note.tasks]
     columns: dict[str, Any] = {"e": [e for e, _ in tasks]}
-    for name in (*_TASK_FIELDS, "recurrence", "heading"):
+    for name in (*_TASK_FIELDS, "recurrence", "heading", "plugin"):
         columns[name] = [getattr(t, name) for _, t in tasks]
     bulk_insert("tasks", columns)

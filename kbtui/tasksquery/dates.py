@@ -14,6 +14,7 @@ import calendar
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 
 WEEKDAYS = {
     **dict.fromkeys(("sunday", "sun", "sun."), 0),
@@ -217,9 +218,10 @@ def _month_only(m: re.Match[str], ref: dt.date) -> dt.date | None:
 
 
 _CASUAL = {"now": 0, "today": 0, "tonight": 0, "tomorrow": 1, "tmr": 1, "tmrw": 1}
-PARSERS: tuple[Parser, ...] = tuple(
-    (re.compile(_B + pattern, re.I), run)
-    for pattern, run in (
+
+
+def _patterns() -> tuple[tuple[str, Callable[[re.Match[str], dt.date], dt.date | None]], ...]:
+    return (
         (
             r"(now|today|tonight|tomorrow|tmr|tmrw|yesterday|last\s*night)" + _END,
             lambda m, ref: ref + dt.timedelta(days=_CASUAL.get(m.group(1).lower(), -1)),
@@ -278,13 +280,18 @@ PARSERS: tuple[Parser, ...] = tuple(
             ),
         ),
     )
-)
+
+
+@lru_cache(maxsize=1)
+def parsers() -> tuple[Parser, ...]:
+    """chrono's English parsers, compiled on the first date a query reads."""
+    return tuple((re.compile(_B + pattern, re.I), run) for pattern, run in _patterns())
 
 
 def find_dates(text: str, today: dt.date) -> list[dt.date]:
     """The dates chrono finds in `text`, in order (overlapping readings: the longest)."""
     found: list[tuple[int, int, dt.date]] = []
-    for pattern, run in PARSERS:
+    for pattern, run in parsers():
         for m in pattern.finditer(text):
             day = run(m, today)
             if day is not None and m.end() > m.start():

@@ -123,12 +123,12 @@ DateOf = Callable[[QTask], list[DateValue]]
 DATE_OF: dict[str, tuple[str, DateOf, bool]] = {
     # field: (word in the instruction, the dates it tests, result when the task has none)
     "happens": ("happens", lambda t: t.happens(), False),
-    "cancelled": ("cancelled", lambda t: [t.dates["cancelled"]], False),
-    "created": ("created", lambda t: [t.dates["created"]], False),
-    "start": ("starts", lambda t: [t.dates["start"]], True),
-    "scheduled": ("scheduled", lambda t: [t.dates["scheduled"]], False),
-    "due": ("due", lambda t: [t.dates["due"]], False),
-    "done": ("done", lambda t: [t.dates["done"]], False),
+    "cancelled": ("cancelled", lambda t: [t.date("cancelled")], False),
+    "created": ("created", lambda t: [t.date("created")], False),
+    "start": ("starts", lambda t: [t.date("start")], True),
+    "scheduled": ("scheduled", lambda t: [t.date("scheduled")], False),
+    "due": ("due", lambda t: [t.date("due")], False),
+    "done": ("done", lambda t: [t.date("done")], False),
 }
 
 
@@ -170,6 +170,17 @@ def _date_filter(name: str) -> Callable[[str], Predicate | None]:
             test = lambda d: d >= start  # noqa: E731
         else:
             test = lambda d: start <= d <= end  # noqa: E731
+
+        if name != "happens":  # one date: no generator per task
+            key = name
+
+            def single(t: QTask, c: Context) -> bool:
+                d = t.date(key)
+                if d is None:
+                    return missing
+                return d.__class__ is dt.date and test(d)
+
+            return single
 
         def one(d: object) -> bool:
             if d is None:

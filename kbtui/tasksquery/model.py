@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from kbtui.vault.obsidian.recurrence import read_rule
 from kbtui.vault.obsidian.task_line import (
+    FIELD_INDEX,
     HASHTAGS,
     PRIORITY_NUMBER,
+    UNIT,
     TaskLine,
+    in_global_filter,
     parse_line,
+    unpack,
     valid_date,
 )
 from kbtui.vault.obsidian.task_settings import Status, TasksSettings
@@ -22,25 +26,113 @@ from kbtui.vault.obsidian.task_settings import Status, TasksSettings
 INVALID = "invalid"  # a date written but not a day, e.g. 2022-02-30
 DateValue = dt.date | str | None
 DATE_FIELDS = ("created", "start", "scheduled", "due", "cancelled", "done")
+Row = tuple[str, int, str, str, str, str]  # path, line, status, text, heading, packed reading
 
 
-@dataclass
+T = TypeVar("T")
+
+
+class lazy(Generic[T]):
+    """functools.cached_property without its lock (Python 3.11 takes one on every read): the
+    value is computed on first read and kept in the instance's dict."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn, self.name = fn, fn.__name__
+
+    def __get__(self, obj: Any, owner: Any = None) -> T:
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 class QTask:
-    row: dict[str, Any]  # as tasks_list gives it (file, line, status, text, ...)
-    line: TaskLine
-    status: Status
-    dates: dict[str, DateValue]
-    scheduled_inferred: bool
-    description: str  # without the global filter, as `description` searches it
-    shown: str  # the description as results show it (removeGlobalFilter honoured)
-    recurrence: str | None  # the rule as the plugin spells it; None: not recurring
-    urgency: float
-    path: str
-    heading: str | None
+    """One task of a query. Only its row, status and whether it is done are read up front;
+    its line's fields, dates, urgency ... are read the first time a filter, sort or group asks
+    (a query that keeps few tasks reads few lines)."""
+
+    def __init__(self, row: Row, status: Status, settings: TasksSettings, today: dt.date) -> None:
+        self.path, self.line_number, self.symbol, self.text, heading, self.packed = row
+        self.heading: str | None = heading or None
+        self.status = status
+        self.is_done = status.is_done
+        self.settings, self.today = settings, today
+        self.keys: dict[str, Any] = {}  # sort keys, computed once
 
     @property
-    def is_done(self) -> bool:
-        return self.status.is_done
+    def row(self) -> dict[str, Any]:
+        """The task as tasks_list gives it."""
+        return {
+            "status": self.symbol,
+            "text": self.text,
+            "file": self.path,
+            "line": self.line_number,
+        }
+
+    @lazy
+    def line(self) -> TaskLine:
+        gf = self.settings.global_filter
+        found = in_global_filter(unpack(self.packed), gf, self.text) if self.packed else None
+        if found is None:  # a row of an index written before the reading was kept
+            found = parse_line(self.text, gf)
+        assert found is not None  # make_task kept only tasks the plugin reads
+        return found
+
+    @lazy
+    def dates(self) -> dict[str, DateValue]:
+        return {k: self.date(k) for k in DATE_FIELDS}
+
+    def date(self, key: str) -> DateValue:
+        """One date: a day, INVALID or None (scheduled: the file name's day when the task has
+        no start, scheduled or due date and the settings ask)."""
+        found: dict[str, DateValue] = self.__dict__.setdefault("_dates", {})
+        if key in found:
+            return found[key]
+        value = _date(self.raw(key))
+        if key == "scheduled" and value is None and not self.raw("start") and not self.raw("due"):
+            value = filename_date(self.path, self.settings)
+        found[key] = value
+        return value
+
+    @lazy
+    def _packed(self) -> list[str]:
+        return self.packed.split(UNIT) if self.packed else []
+
+    def raw(self, name: str) -> str:
+        """A field as written (a date, the priority ...), read from the index's packed
+        reading without building the whole line."""
+        packed = self._packed
+        return packed[FIELD_INDEX[name]] if packed else str(getattr(self.line, name))
+
+    @lazy
+    def recurrence(self) -> str | None:
+        """The rule as the plugin spells it; None: not recurring (no rule, an unreadable one,
+        or a reference date that is no day)."""
+        rule = read_rule(self.line.recurrence) if self.line.recurrence else None
+        if rule is None:
+            return None
+        dates = self.dates
+        reference = next((dates[k] for k in ("due", "scheduled", "start") if dates[k]), None)
+        return rule.text() if reference != INVALID else None
+
+    @lazy
+    def description(self) -> str:
+        """Without the global filter, as `description` searches it."""
+        gf = self.settings.global_filter
+        text = self.line.description
+        return text.replace(gf, "", 1).strip() if gf else text
+
+    @lazy
+    def shown(self) -> str:
+        """The description as results show it (removeGlobalFilter honoured)."""
+        gf, text = self.settings.global_filter, self.line.description
+        if gf and self.settings.remove_global_filter:
+            word = re.compile(r"(^|\s)" + re.escape(gf) + r"($|\s)")
+            text = word.sub(r"\1\2", text).replace("  ", " ", 1).strip()
+        return text
+
+    @lazy
+    def urgency(self) -> float:
+        dates = {k: self.date(k) for k in ("due", "scheduled", "start")}
+        return urgency(self.raw("priority"), dates, self.today)
 
     @property
     def folder(self) -> str:
@@ -58,10 +150,10 @@ class QTask:
 
     @property
     def priority_number(self) -> int:
-        return PRIORITY_NUMBER[self.line.priority]
+        return PRIORITY_NUMBER[self.raw("priority")]
 
     def happens(self) -> list[DateValue]:
-        return [self.dates["start"], self.dates["scheduled"], self.dates["due"]]
+        return [self.date("start"), self.date("scheduled"), self.date("due")]
 
     def earliest_happens(self) -> dt.date | None:
         days = [d for d in self.happens() if isinstance(d, dt.date)]
@@ -141,7 +233,7 @@ def filename_date(path: str, settings: TasksSettings) -> dt.date | None:
         return None
 
 
-def urgency(line: TaskLine, dates: dict[str, DateValue], today: dt.date) -> float:
+def urgency(priority: str, dates: Any, today: dt.date) -> float:
     """The plugin's Urgency.calculate."""
     score = 0.0
     due = dates["due"]
@@ -160,46 +252,20 @@ def urgency(line: TaskLine, dates: dict[str, DateValue], today: dt.date) -> floa
     if isinstance(start, dt.date) and today < start:
         score -= 3.0
     score += {"highest": 9.0, "high": 6.0, "medium": 3.9, "": 1.95, "lowest": -1.8}.get(
-        line.priority, 0.0
+        priority, 0.0
     )
     return score
 
 
-def make_task(row: dict[str, Any], settings: TasksSettings, today: dt.date) -> QTask | None:
-    """The task of an index row, or None when the plugin does not read it as one (no global
-    filter on the line)."""
-    line = parse_line(row["text"], settings.global_filter)
-    if line is None:
+def make_task(row: Row, settings: TasksSettings, today: dt.date) -> QTask | None:
+    """The task of an index row (path, line, status, text, heading, packed reading), or None
+    when the plugin does not read it as one (no global filter after its checkbox)."""
+    gf, text = settings.global_filter, row[3]
+    if gf and gf not in text.partition("]")[2]:
         return None
-    dates = {k: _date(line.date(k)) for k in DATE_FIELDS}
-    inferred = False
-    if dates["start"] is None and dates["scheduled"] is None and dates["due"] is None:
-        fallback = filename_date(row["file"], settings)
-        if fallback is not None:
-            dates["scheduled"], inferred = fallback, True
-    rule = read_rule(line.recurrence) if line.recurrence else None
-    reference = next((dates[k] for k in ("due", "scheduled", "start") if dates[k]), None)
-    recurrence = rule.text() if rule is not None and reference != INVALID else None
-    description = line.description
-    if settings.global_filter:
-        description = description.replace(settings.global_filter, "", 1).strip()
-    shown = line.description
-    if settings.global_filter and settings.remove_global_filter:
-        word = re.compile(r"(^|\s)" + re.escape(settings.global_filter) + r"($|\s)")
-        shown = word.sub(r"\1\2", shown).replace("  ", " ", 1).strip()
-    return QTask(
-        row=row,
-        shown=shown,
-        line=line,
-        status=settings.status(line.status),
-        dates=dates,
-        scheduled_inferred=inferred,
-        description=description,
-        recurrence=recurrence,
-        urgency=urgency(line, dates, today),
-        path=row["file"],
-        heading=row.get("heading") or None,
-    )
+    if not row[5] and parse_line(text, gf) is None:
+        return None
+    return QTask(row, settings.status(row[2]), settings, today)
 
 
 def description_without_tags(task: QTask) -> str:

@@ -10,26 +10,22 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from kbtui.tasksquery.filters import JS_MESSAGE, UNSUPPORTED, QueryError
 from kbtui.tasksquery.model import INVALID, QTask
 from kbtui.vault.obsidian.task_settings import TYPE_ORDER
 
-_RUN = re.compile(r"(\d+)|(\D)")
+_DIGITS = re.compile(r"\d+")
 
 
-def text_key(text: str) -> tuple[Any, ...]:
-    """A key that orders like localeCompare(..., {numeric: true}) for common text."""
-    out: list[tuple[int, Any]] = []
-    for digits, ch in _RUN.findall(text):
-        if digits:
-            out.append((1, int(digits)))
-        elif ch.isalpha():
-            out.append((2, ch.casefold()))
-        else:
-            out.append((0, ch))
-    return (tuple(out), text.swapcase())
+@lru_cache(maxsize=200_000)
+def text_key(text: str) -> tuple[str, str]:
+    """A key that orders like localeCompare(..., {numeric: true}) for common text: case aside
+    (lower case first on a tie), numbers by value."""
+    folded = _DIGITS.sub(lambda m: m.group(0).zfill(24), text.casefold())
+    return (folded, text.swapcase())
 
 
 def date_key(value: object) -> tuple[int, int]:
@@ -64,7 +60,7 @@ _EMPHASIS = (r"^\*\*([^*]+)\*\*", r"^\*([^*]+)\*", r"^==([^=]+)==", r"^__([^_]+)
 
 
 def _date_sort(key: str) -> Callable[[QTask], Any]:
-    return lambda t: date_key(t.dates[key])
+    return lambda t: date_key(t.date(key))
 
 
 def _tag_key(index: int) -> Callable[[QTask], Any]:
@@ -155,12 +151,22 @@ def read_sorter(line: str, today: dt.date) -> Sorter | None:
     return None
 
 
+def _default_key(t: QTask) -> tuple[Any, ...]:
+    key = t.keys.get("default")
+    if key is None:
+        key = t.keys["default"] = tuple(KEYS[n](t) for n in DEFAULT_SORT)
+    return key
+
+
 def sort_tasks(tasks: list[QTask], sorters: list[Sorter]) -> list[QTask]:
-    chain = sorters + [Sorter(n, KEYS[n], False) for n in DEFAULT_SORT]
-    if not any(s.reverse for s in chain):
-        return sorted(tasks, key=lambda t: tuple(s.key(t) for s in chain))
-    out = list(tasks)
-    for s in reversed(chain):  # stable passes, the first sorter last
+    """The query's sorters, then the plugin's default order (its key kept on each task)."""
+    if not sorters:
+        return sorted(tasks, key=_default_key)
+    if not any(s.reverse for s in sorters):
+        keys = [s.key for s in sorters]
+        return sorted(tasks, key=lambda t: (*(k(t) for k in keys), _default_key(t)))
+    out = sorted(tasks, key=_default_key)
+    for s in reversed(sorters):  # stable passes, the first sorter last
         out.sort(key=s.key, reverse=s.reverse)
     return out
 
@@ -182,7 +188,7 @@ DATE_KEYS = ("cancelled", "created", "start", "scheduled", "due", "done")
 
 
 def _date_sort_value(key: str) -> Callable[[QTask], object]:
-    return lambda t: t.dates[key]
+    return lambda t: t.date(key)
 
 
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")

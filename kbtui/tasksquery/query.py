@@ -17,7 +17,7 @@ from kbtui.tasksquery.filters import Context, Predicate, QueryError
 from kbtui.tasksquery.model import QTask
 from kbtui.tasksquery.order import Grouper, Sorter, group_tasks, read_grouper, read_sorter
 from kbtui.tasksquery.order import sort_tasks as sort_by
-from kbtui.vault.obsidian.task_settings import TasksSettings
+from kbtui.vault.obsidian.task_settings import DONE_TYPES, TYPES, TasksSettings
 
 DEFAULT_PRESETS = {
     "this_file": "path includes {{query.file.path}}",
@@ -85,6 +85,8 @@ class Query:
     group_limit: int | None = None
     layout: Layout = field(default_factory=Layout)
     ignore_global_query: bool = False
+    # the status types the query's status lines allow (None: any): read from the index alone
+    types: frozenset[str] | None = None
 
 
 def continue_lines(source: str) -> list[str]:
@@ -244,8 +246,23 @@ class Reader:
             pass
         elif (found := line_filter(line, self.today)) is not None:
             q.filters.append((line, found))
+            self._types(line.lower())
         else:
             raise QueryError("do not understand query")
+
+    def _types(self, line: str) -> None:
+        """Narrow `types` by a `done`, `not done` or `status.type is (not) X` line."""
+        allowed: frozenset[str] | None = None
+        if line == "done":
+            allowed = DONE_TYPES
+        elif line == "not done":
+            allowed = frozenset(TYPES) - DONE_TYPES
+        elif m := re.fullmatch(r"status\.type (is|is not) (\w+)", line):
+            kind = m.group(2).upper()
+            allowed = frozenset({kind}) if m.group(1) == "is" else frozenset(TYPES) - {kind}
+        if allowed is not None:
+            q = self.query
+            q.types = allowed if q.types is None else q.types & allowed
 
     def _view(self, mode: str, line: str) -> None:
         word, _, rest = mode.partition(" ")
@@ -319,11 +336,12 @@ class Result:
 def run_query(query: Query, tasks: list[QTask], today: dt.date) -> Result:
     """Filter, sort, limit and group `tasks` as the plugin's applyQueryToTasks."""
     ctx = Context(today)
-    for t in tasks:
-        if not t.is_done:
-            if t.line.id:
-                ctx.open_ids.add(t.line.id)
-            ctx.open_depended.update(t.line.depends_on)
+    if any("block" in text.lower() for text, _ in query.filters):  # dependencies: all tasks
+        for t in tasks:
+            if not t.is_done:
+                if t.line.id:
+                    ctx.open_ids.add(t.line.id)
+                ctx.open_depended.update(t.line.depends_on)
     for _, keep in query.filters:
         tasks = [t for t in tasks if keep(t, ctx)]
     ordered = sort_by(tasks, query.sorters)

@@ -19,10 +19,11 @@ def rows(result: Result) -> list[dict[str, Any]]:
     """Each task (once a group it shows in) with `group` when the query groups."""
     out: list[dict[str, Any]] = []
     for names, tasks in result.groups:
+        group = [shown_name(n) for n in names]
         for t in tasks:
-            row = {k: t.row[k] for k in ROW_FIELDS}
+            row = t.row
             if names:
-                row["group"] = [shown_name(n) for n in names]
+                row["group"] = group
             out.append(row)
     return out
 

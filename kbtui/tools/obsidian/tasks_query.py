@@ -5,12 +5,14 @@ groups, the count before limits, the layout asked, and markdown as the plugin dr
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from kbtui.tasksquery.filters import QueryError
-from kbtui.tasksquery.model import QTask, make_task
+from kbtui.tasksquery.model import QTask, Row, make_task
 from kbtui.tasksquery.query import read_query, run_query
 from kbtui.tasksquery.render import markdown, rows
 from kbtui.tools.envelope import ValidationError, ok
@@ -19,31 +21,55 @@ from kbtui.tools.parts import VaultParts
 from kbtui.vault.obsidian.task_settings import TasksSettings, load_settings
 
 _LOCK = threading.Lock()
-# vault -> (settings, today, {(file, line, text, heading): task or None}): a task's reading
-# depends only on its row, the settings and the day, so a query parses only changed rows.
-_CACHE: dict[str, tuple[TasksSettings, dt.date, dict[tuple[Any, ...], QTask | None]]] = {}
 
 
-def _tasks(parts: VaultParts, settings: TasksSettings, today: dt.date) -> list[QTask]:
-    found, _ = parts.store.tasks()
+@dataclass
+class _Read:
+    """A vault's tasks as last read: a task's reading depends only on its row, the settings and
+    the day, so a query re-reads the index only after a write (the store's generation) and
+    parses only rows it has not seen."""
+
+    settings: TasksSettings
+    today: dt.date
+    generation: int
+    memo: dict[Row, QTask | None]
+    tasks: list[QTask]
+
+
+_CACHE: dict[str, _Read] = {}
+_SEEN: set[str] = set()
+
+
+def _tasks(
+    parts: VaultParts, settings: TasksSettings, today: dt.date, types: frozenset[str] | None
+) -> list[QTask]:
+    """The vault's tasks; `types`: the status types the query keeps, so a process's first
+    query (a fresh CLI) reads only those rows from the index."""
     key = str(parts.settings.vault)
+    generation = parts.store.generation  # read before the rows: a later write re-reads
     with _LOCK:
-        cached = _CACHE.get(key)
-        if cached is None or cached[0] != settings or cached[1] != today:
-            cached = (settings, today, {})
-            _CACHE[key] = cached
-        memo = cached[2]
-        if len(memo) > 2 * len(found) + 1000:
-            memo.clear()
+        last = _CACHE.get(key)
+    same = last is not None and last.settings == settings and last.today == today
+    if last is not None and same and last.generation == generation:
+        return last.tasks
+    if last is None and types is not None and key not in _SEEN:  # a first query: its rows
+        _SEEN.add(key)  # only, nothing kept (a second query reads and keeps them all)
+        symbols, exclude = settings.symbols_of(types)
+        rows = parts.store.task_rows(symbols, exclude)
+        return [t for t in (make_task(r, settings, today) for r in rows) if t is not None]
+    memo = last.memo if last is not None and same else {}
+    found = parts.store.task_rows()
+    if len(memo) > 2 * len(found) + 1000:
+        memo = {}
     out: list[QTask] = []
     for row in found:
-        k = (row["file"], row["line"], row["text"], row["heading"])
-        task = memo.get(k, False)
+        task = memo.get(row, False)
         if task is False:
-            task = make_task(row, settings, today)
-            memo[k] = task
+            task = memo[row] = make_task(row, settings, today)
         if task is not None:
             out.append(task)  # type: ignore[arg-type]
+    with _LOCK:
+        _CACHE[key] = _Read(settings, today, generation, memo, out)
     return out
 
 
@@ -69,8 +95,16 @@ def tasks_query(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         query = read_query(args["query"], settings, today, this, props)
     except QueryError as exc:
         raise ValidationError(f"Tasks query: {exc}", "query") from exc
-    result = run_query(query, _tasks(parts, settings, today), today)
-    found = rows(result)
+    blocking = any("block" in text.lower() for text, _ in query.filters)  # needs every task
+    types = None if blocking else query.types
+    paused = gc.isenabled()
+    gc.disable()  # tens of thousands of small objects: no collection pass between them
+    try:
+        result = run_query(query, _tasks(parts, settings, today, types), today)
+        found = rows(result)
+    finally:
+        if paused:
+            gc.enable()
     answer: dict[str, Any] = {
         "results": found,
         "count": len(found),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from dateutil import rrule as du
@@ -206,6 +207,7 @@ class Rule:
         return found
 
 
+@lru_cache(maxsize=4096)
 def read_rule(text: str) -> Rule | None:
     """The rule in `text` (what follows 🔁), or None when the plugin cannot read it."""
     m = re.match(r"^([a-zA-Z0-9, !]+?)( when done)?$", text.strip(), re.I)

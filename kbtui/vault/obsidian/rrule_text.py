@@ -5,55 +5,61 @@ parser that turns `every 2 weeks on Monday, Friday` into a rule's options."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
-_TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.I))
-    for name, pattern in (
-        ("SKIP", r"^[ \r\n\t]+|^\.$"),
-        ("number", r"^[1-9][0-9]*"),
-        ("numberAsText", r"^(one|two|three)"),
-        ("every", r"^every"),
-        ("day(s)", r"^days?"),
-        ("weekday(s)", r"^weekdays?"),
-        ("week(s)", r"^weeks?"),
-        ("hour(s)", r"^hours?"),
-        ("minute(s)", r"^minutes?"),
-        ("month(s)", r"^months?"),
-        ("year(s)", r"^years?"),
-        ("on", r"^(on|in)"),
-        ("at", r"^(at)"),
-        ("the", r"^the"),
-        ("first", r"^first"),
-        ("second", r"^second"),
-        ("third", r"^third"),
-        ("nth", r"^([1-9][0-9]*)(\.|th|nd|rd|st)"),
-        ("last", r"^last"),
-        ("for", r"^for"),
-        ("time(s)", r"^times?"),
-        ("until", r"^(un)?til"),
-        ("monday", r"^mo(n(day)?)?"),
-        ("tuesday", r"^tu(e(s(day)?)?)?"),
-        ("wednesday", r"^we(d(n(esday)?)?)?"),
-        ("thursday", r"^th(u(r(sday)?)?)?"),
-        ("friday", r"^fr(i(day)?)?"),
-        ("saturday", r"^sa(t(urday)?)?"),
-        ("sunday", r"^su(n(day)?)?"),
-        ("january", r"^jan(uary)?"),
-        ("february", r"^feb(ruary)?"),
-        ("march", r"^mar(ch)?"),
-        ("april", r"^apr(il)?"),
-        ("may", r"^may"),
-        ("june", r"^june?"),
-        ("july", r"^july?"),
-        ("august", r"^aug(ust)?"),
-        ("september", r"^sep(t(ember)?)?"),
-        ("october", r"^oct(ober)?"),
-        ("november", r"^nov(ember)?"),
-        ("december", r"^dec(ember)?"),
-        ("comma", r"^(,\s*|(and|or)\s*)+"),
-    )
+_TOKEN_TEXT: tuple[tuple[str, str], ...] = (
+    ("SKIP", r"^[ \r\n\t]+|^\.$"),
+    ("number", r"^[1-9][0-9]*"),
+    ("numberAsText", r"^(one|two|three)"),
+    ("every", r"^every"),
+    ("day(s)", r"^days?"),
+    ("weekday(s)", r"^weekdays?"),
+    ("week(s)", r"^weeks?"),
+    ("hour(s)", r"^hours?"),
+    ("minute(s)", r"^minutes?"),
+    ("month(s)", r"^months?"),
+    ("year(s)", r"^years?"),
+    ("on", r"^(on|in)"),
+    ("at", r"^(at)"),
+    ("the", r"^the"),
+    ("first", r"^first"),
+    ("second", r"^second"),
+    ("third", r"^third"),
+    ("nth", r"^([1-9][0-9]*)(\.|th|nd|rd|st)"),
+    ("last", r"^last"),
+    ("for", r"^for"),
+    ("time(s)", r"^times?"),
+    ("until", r"^(un)?til"),
+    ("monday", r"^mo(n(day)?)?"),
+    ("tuesday", r"^tu(e(s(day)?)?)?"),
+    ("wednesday", r"^we(d(n(esday)?)?)?"),
+    ("thursday", r"^th(u(r(sday)?)?)?"),
+    ("friday", r"^fr(i(day)?)?"),
+    ("saturday", r"^sa(t(urday)?)?"),
+    ("sunday", r"^su(n(day)?)?"),
+    ("january", r"^jan(uary)?"),
+    ("february", r"^feb(ruary)?"),
+    ("march", r"^mar(ch)?"),
+    ("april", r"^apr(il)?"),
+    ("may", r"^may"),
+    ("june", r"^june?"),
+    ("july", r"^july?"),
+    ("august", r"^aug(ust)?"),
+    ("september", r"^sep(t(ember)?)?"),
+    ("october", r"^oct(ober)?"),
+    ("november", r"^nov(ember)?"),
+    ("december", r"^dec(ember)?"),
+    ("comma", r"^(,\s*|(and|or)\s*)+"),
 )
+
+
+@lru_cache(maxsize=1)
+def _tokens() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The tokens, compiled on the first rule read."""
+    return tuple((name, re.compile(pattern, re.I)) for name, pattern in _TOKEN_TEXT)
+
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = (
     *("january", "february", "march", "april", "may", "june", "july", "august"),
@@ -83,7 +89,7 @@ class _Parser:
                 return False
             best: re.Match[str] | None = None
             best_name = ""
-            for name, rule in _TOKENS:
+            for name, rule in _tokens():
                 m = rule.match(self.text)
                 if m and (best is None or len(m.group(0)) > len(best.group(0))):
                     best, best_name = m, name

@@ -121,18 +121,48 @@ def parse_line(line: str, global_filter: str = "") -> TaskLine | None:
     )
 
 
+UNIT, _ITEM = "\x1f", "\x1e"
+FIELD_INDEX = {name: i for i, name in enumerate(TaskLine.__dataclass_fields__)}
+
+
+def pack(task: TaskLine) -> str:
+    """The reading in one string, kept in the index (so a query parses no line); "" when a
+    value holds a separator character (the line is then read again)."""
+    values = [_ITEM.join(v) if isinstance(v, tuple) else str(v) for v in task.__dict__.values()]
+    if any(UNIT in v for v in values) or any(_ITEM in t for t in (*task.tags, *task.depends_on)):
+        return ""
+    return UNIT.join(values)
+
+
+def unpack(packed: str) -> TaskLine:
+    v = packed.split(UNIT)
+    depends = tuple(v[14].split(_ITEM)) if v[14] else ()
+    tags = tuple(v[15].split(_ITEM)) if v[15] else ()
+    return TaskLine(*v[:14], depends, tags, v[16], v[17])  # type: ignore[arg-type, call-arg]
+
+
+def in_global_filter(task: TaskLine, global_filter: str, line: str) -> TaskLine | None:
+    """`task` (read from `line` with no global filter) as the plugin reads it with one: None
+    when the text after its checkbox lacks the filter, else without the filter among its
+    tags."""
+    if not global_filter:
+        return task
+    if global_filter not in line.partition("]")[2]:
+        return None
+    return replace(task, tags=tuple(t for t in task.tags if t != global_filter))
+
+
 def parse_body(body: str) -> dict[str, object]:
     """Fields taken off the end of `body`, as the plugin's DefaultTaskSerializer does."""
     found: dict[str, object] = {}
     trailing_tags = ""
     signs = _SIGNS.intersection(body)
+    active = [(name, pattern) for name, pattern, sign in _FIELDS if signs.intersection(sign)]
     runs = 0
-    matched = bool(signs)
+    matched = bool(active)
     while matched and runs <= 20:
         matched = False
-        for name, pattern, sign in _FIELDS:
-            if not signs.intersection(sign):
-                continue
+        for name, pattern in active:
             m = pattern.search(body)
             if m is None:
                 continue

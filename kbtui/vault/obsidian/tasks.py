@@ -10,6 +10,7 @@ import re
 from markdown_it.token import Token
 
 from kbtui.models import Task
+from kbtui.vault.obsidian.task_line import pack, parse_line
 
 _BOX = re.compile(r"^\[(.)\](?:[ \t]|$)")
 _DATE = r"(\d{4}-\d{2}-\d{2})"
@@ -77,7 +78,9 @@ def task_of(line: int, status: str, text: str, heading: str = "") -> Task:
     m = _RECURRENCE.search(text)
     if m and m.group(1).strip():
         fields["recurrence"] = m.group(1).strip()
-    return Task(line=line, status=status, text=text, heading=heading, **fields)
+    plugin = parse_line(text)
+    packed = pack(plugin) if plugin is not None else ""
+    return Task(line=line, status=status, text=text, heading=heading, plugin=packed, **fields)
 
 
 def task_line(line: str) -> tuple[str, str, str] | None:
