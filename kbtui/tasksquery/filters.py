@@ -113,8 +113,11 @@ def _tags(line: str) -> Predicate | None:
     if m is None:
         return None
     op = m.group(1).lower()
-    match = _matcher(op, m.group(2), line)
     negate = "not" in op
+    if "regex" not in op:
+        needle = m.group(2).lower()
+        return lambda t, c: (needle in t.tags_lower) != negate
+    match = _matcher(op, m.group(2), line)
     return lambda t, c: any(match(tag) for tag in t.line.tags) != negate
 
 

@@ -56,6 +56,7 @@ class QTask:
         self.is_done = status.is_done
         self.settings, self.today = settings, today
         self.keys: dict[str, Any] = {}  # sort keys, computed once
+        self.rank = -1  # place in the default order among the tasks a process keeps
 
     @property
     def row(self) -> dict[str, Any]:
@@ -148,9 +149,14 @@ class QTask:
     def filename(self) -> str:
         return self.path.rpartition("/")[2]
 
-    @property
+    @lazy
     def priority_number(self) -> int:
         return PRIORITY_NUMBER[self.raw("priority")]
+
+    @lazy
+    def tags_lower(self) -> str:
+        """The tags in lower case, one string (a substring test of each tag at once)."""
+        return "\x00".join(self.line.tags).lower()
 
     def happens(self) -> list[DateValue]:
         return [self.date("start"), self.date("scheduled"), self.date("due")]

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from kbtui.tasksquery.filters import JS_MESSAGE, UNSUPPORTED, QueryError
@@ -142,7 +143,8 @@ def read_sorter(line: str, today: dt.date) -> Sorter | None:
         if name == "tag":
             m = re.match(r"^sort by tag( reverse)?[\s]*(\d+)?", line, re.I)
             if m:
-                return Sorter("tag", _tag_key(int(m.group(2) or 1) or 1), bool(m.group(1)))
+                index = int(m.group(2) or 1) or 1
+                return Sorter(f"tag {index}", _tag_key(index), bool(m.group(1)))
             continue
         m = re.match(rf"^sort by {re.escape(name)}( reverse)?", line, re.I)
         if m:
@@ -158,14 +160,44 @@ def _default_key(t: QTask) -> tuple[Any, ...]:
     return key
 
 
-def sort_tasks(tasks: list[QTask], sorters: list[Sorter]) -> list[QTask]:
-    """The query's sorters, then the plugin's default order (its key kept on each task)."""
+def _kept(sorter: Sorter) -> Callable[[QTask], Any]:
+    """The sorter's key, kept on each task after its first use (not random: it is per day)."""
+    name, key = sorter.name, sorter.key
+    if name == "random":
+        return key
+
+    def kept(t: QTask) -> Any:
+        found = t.keys.get(name)
+        if found is None:
+            found = t.keys[name] = key(t)
+        return found
+
+    return kept
+
+
+def rank_tasks(tasks: list[QTask]) -> None:
+    """Number `tasks` in the default order, once for all (a process keeping them sorts any of
+    them by one int after that)."""
+    for i, t in enumerate(sorted(tasks, key=_default_key)):
+        t.rank = i
+
+
+def sort_tasks(tasks: list[QTask], sorters: list[Sorter], ranked: bool = False) -> list[QTask]:
+    """The query's sorters, then the plugin's default order: its key kept on each task, or
+    (`ranked`: every task numbered by rank_tasks) the task's number."""
+    default: Callable[[QTask], Any] = attrgetter("rank") if ranked else _default_key
     if not sorters:
-        return sorted(tasks, key=_default_key)
+        return sorted(tasks, key=default)
     if not any(s.reverse for s in sorters):
-        keys = [s.key for s in sorters]
-        return sorted(tasks, key=lambda t: (*(k(t) for k in keys), _default_key(t)))
-    out = sorted(tasks, key=_default_key)
+        keys = [_kept(s) for s in sorters]
+        if len(keys) == 1:
+            k1 = keys[0]
+            return sorted(tasks, key=lambda t: (k1(t), default(t)))
+        if len(keys) == 2:
+            k1, k2 = keys
+            return sorted(tasks, key=lambda t: (k1(t), k2(t), default(t)))
+        return sorted(tasks, key=lambda t: (*(k(t) for k in keys), default(t)))
+    out = sorted(tasks, key=default)
     for s in reversed(sorters):  # stable passes, the first sorter last
         out.sort(key=s.key, reverse=s.reverse)
     return out

@@ -333,8 +333,9 @@ class Result:
     shown: int
 
 
-def run_query(query: Query, tasks: list[QTask], today: dt.date) -> Result:
-    """Filter, sort, limit and group `tasks` as the plugin's applyQueryToTasks."""
+def run_query(query: Query, tasks: list[QTask], today: dt.date, ranked: bool = False) -> Result:
+    """Filter, sort, limit and group `tasks` as the plugin's applyQueryToTasks (`ranked`:
+    every task is numbered in the default order, kbtui.tasksquery.order.rank_tasks)."""
     ctx = Context(today)
     if any("block" in text.lower() for text, _ in query.filters):  # dependencies: all tasks
         for t in tasks:
@@ -342,9 +343,10 @@ def run_query(query: Query, tasks: list[QTask], today: dt.date) -> Result:
                 if t.line.id:
                     ctx.open_ids.add(t.line.id)
                 ctx.open_depended.update(t.line.depends_on)
-    for _, keep in query.filters:
+    cheap = ("done", "not done")  # status lines first: they read no field of the line
+    for _, keep in sorted(query.filters, key=lambda f: f[0].lower() not in cheap):
         tasks = [t for t in tasks if keep(t, ctx)]
-    ordered = sort_by(tasks, query.sorters)
+    ordered = sort_by(tasks, query.sorters, ranked)
     limited = ordered[: query.limit] if query.limit is not None else ordered
     groups = group_tasks(limited, query.groupers)
     shown = len(limited)

@@ -13,6 +13,7 @@ from typing import Any
 
 from kbtui.tasksquery.filters import QueryError
 from kbtui.tasksquery.model import QTask, Row, make_task
+from kbtui.tasksquery.order import rank_tasks
 from kbtui.tasksquery.query import read_query, run_query
 from kbtui.tasksquery.render import markdown, rows
 from kbtui.tools.envelope import ValidationError, ok
@@ -34,6 +35,7 @@ class _Read:
     generation: int
     memo: dict[Row, QTask | None]
     tasks: list[QTask]
+    ranked: bool = False
 
 
 _CACHE: dict[str, _Read] = {}
@@ -42,7 +44,7 @@ _SEEN: set[str] = set()
 
 def _tasks(
     parts: VaultParts, settings: TasksSettings, today: dt.date, types: frozenset[str] | None
-) -> list[QTask]:
+) -> tuple[list[QTask], bool]:
     """The vault's tasks; `types`: the status types the query keeps, so a process's first
     query (a fresh CLI) reads only those rows from the index."""
     key = str(parts.settings.vault)
@@ -51,12 +53,15 @@ def _tasks(
         last = _CACHE.get(key)
     same = last is not None and last.settings == settings and last.today == today
     if last is not None and same and last.generation == generation:
-        return last.tasks
+        if not last.ranked:  # asked twice: worth numbering every task in the default order
+            rank_tasks(last.tasks)
+            last.ranked = True
+        return last.tasks, True
     if last is None and types is not None and key not in _SEEN:  # a first query: its rows
         _SEEN.add(key)  # only, nothing kept (a second query reads and keeps them all)
         symbols, exclude = settings.symbols_of(types)
         rows = parts.store.task_rows(symbols, exclude)
-        return [t for t in (make_task(r, settings, today) for r in rows) if t is not None]
+        return [t for t in (make_task(r, settings, today) for r in rows) if t is not None], False
     memo = last.memo if last is not None and same else {}
     found = parts.store.task_rows()
     if len(memo) > 2 * len(found) + 1000:
@@ -70,7 +75,7 @@ def _tasks(
             out.append(task)  # type: ignore[arg-type]
     with _LOCK:
         _CACHE[key] = _Read(settings, today, generation, memo, out)
-    return out
+    return out, False
 
 
 def _today(raw: str | None) -> dt.date:
@@ -100,7 +105,8 @@ def tasks_query(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     paused = gc.isenabled()
     gc.disable()  # tens of thousands of small objects: no collection pass between them
     try:
-        result = run_query(query, _tasks(parts, settings, today, types), today)
+        tasks, ranked = _tasks(parts, settings, today, types)
+        result = run_query(query, tasks, today, ranked)
         found = rows(result)
     finally:
         if paused:
