@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import READ, ToolSpec
 from kbtui.tools.params import Param
 
 BASE_QUERY = ToolSpec(
@@ -22,5 +22,6 @@ BASE_QUERY = ToolSpec(
         "limit": Param("integer", "Max rows.", default=50, minimum=1, maximum=1000),
     },
     {"rows": [], "columns": []},
+    effects=READ,
 )
 BASE_TOOLS = {BASE_QUERY.name: BASE_QUERY}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbtui.graph.model import ENTITY_TYPES, RELATIONSHIP_TYPES
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 PHASES = ("observation", "reasoning", "planning", "action", "reflection")
@@ -16,6 +16,11 @@ CHANNEL = Param(
     max_length=100,
     pattern=r"^[A-Za-z0-9_.:-]+$",
 )
+
+
+# a repeat of the same call changes nothing more (the entity or relation is there)
+ADDS_ONCE = Effects(destructive=False, idempotent=True)
+EXTRACTS = Effects(destructive=False, read_when=("persist", (False,)))  # writes with persist
 
 
 def _entity_id(description: str) -> Param:
@@ -31,6 +36,7 @@ KG_TOOLS = {
             "with its aliases, description, Q-value (learned usefulness 0-1) and access count.",
             {"entityId": _entity_id("Entity id, e.g. person:andrei_clodius.")},
             {"entity": None},
+            effects=READ,
         ),
         ToolSpec(
             "kg_find_entity",
@@ -45,6 +51,7 @@ KG_TOOLS = {
                 "limit": Param("integer", "Max results.", default=10, minimum=1, maximum=50),
             },
             {"entities": [], "count": 0, "totalFound": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_neighbors",
@@ -64,6 +71,7 @@ KG_TOOLS = {
                 "limit": Param("integer", "Max neighbours.", default=20, minimum=1, maximum=100),
             },
             {"entities": [], "relationships": [], "entityCount": 0, "relationshipCount": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_find_path",
@@ -75,6 +83,7 @@ KG_TOOLS = {
                 "maxHops": Param("integer", "Max hops.", default=5, minimum=1, maximum=10),
             },
             {"path": None, "found": False, "hopCount": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_high_utility_entities",
@@ -84,6 +93,7 @@ KG_TOOLS = {
                 "limit": Param("integer", "Max entities.", default=10, minimum=1, maximum=50),
             },
             {"entities": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_context",
@@ -101,6 +111,7 @@ KG_TOOLS = {
                 ),
             },
             {"context": None, "stats": None},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_phase_context",
@@ -120,6 +131,7 @@ KG_TOOLS = {
                 ),
             },
             {"phaseContext": None, "entityCount": 0, "relationshipCount": 0, "summary": ""},
+            effects=READ,
         ),
         ToolSpec(
             "kg_create_entity",
@@ -140,6 +152,7 @@ KG_TOOLS = {
                 "confidence": Param("number", "Confidence 0-1.", default=0.8, minimum=0, maximum=1),
             },
             {"entity": None},
+            effects=ADDS_ONCE,
         ),
         ToolSpec(
             "kg_create_relationship",
@@ -154,6 +167,7 @@ KG_TOOLS = {
                 "confidence": Param("number", "Confidence 0-1.", default=0.8, minimum=0, maximum=1),
             },
             {"relationship": None},
+            effects=ADDS_ONCE,
         ),
         ToolSpec(
             "kg_extract_from_text",
@@ -171,6 +185,7 @@ KG_TOOLS = {
                 ),
             },
             {"result": None, "entitiesExtracted": 0, "relationshipsExtracted": 0},
+            effects=EXTRACTS,
         ),
         ToolSpec(
             "kg_extract_from_memory",
@@ -186,6 +201,7 @@ KG_TOOLS = {
                 ),
             },
             {"result": None, "entitiesExtracted": 0, "relationshipsExtracted": 0},
+            effects=EXTRACTS,
         ),
         ToolSpec(
             "kg_find_duplicates",
@@ -198,6 +214,7 @@ KG_TOOLS = {
                 ),
             },
             {"duplicates": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_merge_entities",
@@ -214,6 +231,7 @@ KG_TOOLS = {
                 ),
             },
             {"result": None},
+            effects=Effects(),
         ),
     )
 }

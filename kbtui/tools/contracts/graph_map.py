@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, READ, ToolSpec
 from kbtui.tools.params import Param
 
 GROUP_PATTERN = r"^type:[^\s]{1,80}$"
@@ -25,6 +25,7 @@ APP_GRAPH_MAP = ToolSpec(
         "maxNodes": Param("integer", "Nodes at most.", default=60, minimum=2, maximum=300),
     },
     {"map": None},
+    effects=READ,
 )
 
 KG_GRAPH_IMAGE = ToolSpec(
@@ -53,6 +54,7 @@ KG_GRAPH_IMAGE = ToolSpec(
         "maxNodes": Param("integer", "Nodes at most.", default=60, minimum=2, maximum=200),
     },
     {"svg": None, "nodeCount": 0, "edgeCount": 0},
+    effects=READ,
 )
 
 GRAPH_MAP_TOOLS = {KG_GRAPH_IMAGE.name: KG_GRAPH_IMAGE}

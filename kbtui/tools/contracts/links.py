@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 
@@ -30,6 +30,7 @@ LINK_TOOLS = {
                 ),
             },
             {"suggestions": [], "count": 0, "totalFound": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_rename_entity",
@@ -59,6 +60,7 @@ LINK_TOOLS = {
                 "linksRewritten": 0,
                 "retargeted": [],
             },
+            effects=Effects(read_when=("dryRun", (True,))),
         ),
     )
 }

@@ -3,7 +3,7 @@ the daily note. Kept short: every character of a description is an assistant's c
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import ADDS, READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 _NOTE = Param("string", "A vault path or a note name as a link would reach it.", max_length=500)
@@ -28,6 +28,7 @@ VAULT_TOOLS = {
                 ),
             },
             {"results": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "tasks_list",
@@ -50,6 +51,7 @@ VAULT_TOOLS = {
                 "limit": Param("integer", "Max tasks.", default=100, minimum=1, maximum=1_000_000),
             },
             {"results": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "task_update",
@@ -68,6 +70,7 @@ VAULT_TOOLS = {
                 "text": Param("string", "The task's line as listed, to check it.", max_length=2000),
             },
             {"task": None},
+            effects=Effects(destructive=False),  # one status character, kept in history
         ),
         ToolSpec(
             "daily_append",
@@ -82,6 +85,7 @@ VAULT_TOOLS = {
                 ),
             },
             {"path": None},
+            effects=ADDS,
         ),
     )
 }
