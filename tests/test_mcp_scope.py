@@ -114,15 +114,20 @@ def test_every_published_tool_says_what_it_does_to_the_vault() -> None:
     for name, spec in PUBLISHED.items():
         hints = spec.effects.annotations()
         assert hints["openWorldHint"] is False, name
+        assert hints.get("readOnlyHint", False) is spec.effects.read_only, name
+        if not spec.effects.read_only:  # said even though true is the default
+            assert hints["destructiveHint"] is spec.effects.destructive, name
         if name in READS:  # what the owner repeats after a crash must be a read
-            assert hints["readOnlyHint"] and not hints["destructiveHint"], name
+            assert hints == {"readOnlyHint": True, "openWorldHint": False}, name
     writers = {n for n, s in PUBLISHED.items() if not s.effects.read_only}
     assert writers == {
         "knowledge_import", "kg_create_entity", "kg_create_relationship",
         "kg_extract_from_text", "kg_extract_from_memory", "kg_merge_entities",
         "kg_rename_entity", "task_update", "daily_append",
     }  # fmt: skip
-    destructive = {n for n, s in PUBLISHED.items() if s.effects.annotations()["destructiveHint"]}
+    destructive = {
+        n for n, s in PUBLISHED.items() if s.effects.annotations().get("destructiveHint")
+    }
     assert destructive == {"kg_merge_entities", "kg_rename_entity"}
     # a call that only reads is a read, whatever the tool may do otherwise
     extract = PUBLISHED["kg_extract_from_text"]

@@ -11,7 +11,7 @@ PHASES = ("observation", "reasoning", "planning", "action", "reflection")
 _ID = r"^[a-z_]+:[a-z0-9_]+$"
 CHANNEL = Param(
     "string",
-    "Namespace of entities; omit for the vault's default channel.",
+    "Entity namespace; omit for the vault's.",
     min_length=1,
     max_length=100,
     pattern=r"^[A-Za-z0-9_.:-]+$",

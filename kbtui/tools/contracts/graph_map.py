@@ -30,12 +30,10 @@ APP_GRAPH_MAP = ToolSpec(
 
 KG_GRAPH_IMAGE = ToolSpec(
     "kg_graph_image",
-    "Draw part of the knowledge graph as an SVG picture to show the user: an entity and its "
-    "neighbours to `depth` hops (a hub keeps its most linked and most used neighbours plus "
-    "a '+N more' node), or, without entityId, the whole vault as groups by entity type "
-    "sized by notes. Labels never overlap; nodes are coloured by type with a legend; hover "
-    "titles give full names. Returns `svg` (a standalone SVG document) with nodeCount and "
-    "edgeCount.",
+    "Draw part of the knowledge graph as an SVG to show the user: an entity and its "
+    "neighbours to `depth` hops (a hub keeps its most linked and used ones, plus '+N more'), "
+    "or without entityId the vault's entity types as groups. Nodes coloured by type, with a "
+    "legend. Returns `svg` (a standalone document), nodeCount and edgeCount.",
     {
         "entityId": Param(
             "string",

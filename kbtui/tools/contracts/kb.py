@@ -36,13 +36,17 @@ class Effects:
     scoped: bool = False
 
     def annotations(self) -> dict[str, bool]:
-        """The MCP ToolAnnotations, camelCase as published."""
-        return {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": self.destructive and not self.read_only,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": False,
-        }
+        """The MCP ToolAnnotations, camelCase as published. tools/list has a budget, so a
+        hint is left out where leaving it out says the same to every reader: readOnlyHint
+        and idempotentHint when false (their default, and falsy), destructiveHint and
+        idempotentHint of a read (the spec gives them no meaning there). destructiveHint of
+        a writer is always said: its default is true, but a missing value reads as false."""
+        if self.read_only:
+            return {"readOnlyHint": True, "openWorldHint": False}
+        hints = {"destructiveHint": self.destructive}
+        if self.idempotent:
+            hints["idempotentHint"] = True
+        return {**hints, "openWorldHint": False}
 
 
 READ = Effects(read_only=True, destructive=False, idempotent=True)
@@ -142,9 +146,9 @@ KB_GET = ToolSpec(
 
 GET_CHUNK = ToolSpec(
     "get_chunk",
-    "Get one chunk (a passage of a note) by chunk id (`<entity_id>_chunk_<n>`, from "
-    "kb_search metadata or knowledge_query) with its note's knowledge card (summary and "
-    "takeaways), topic cluster, URLs and the most similar chunks elsewhere in the vault.",
+    "Get one chunk (a passage) by chunk id (`<entity_id>_chunk_<n>`, from kb_search or "
+    "knowledge_query) with its note's knowledge card (summary, takeaways), topic cluster, "
+    "URLs and the most similar chunks elsewhere.",
     {
         "chunk_id": Param(
             "string",

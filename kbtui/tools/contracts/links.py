@@ -18,10 +18,10 @@ LINK_TOOLS = {
     for t in (
         ToolSpec(
             "kg_suggest_links",
-            "Unlinked mentions: places where a note names an entity (title or alias, whole "
-            "words, any case) without linking it; never in code, frontmatter, links or URLs. "
-            "With entityId: every mention of that entity. Without: the best suggestions "
-            "across the vault (one per pair of notes, pairs already linked left out).",
+            "Unlinked mentions: where a note names an entity (title or alias, whole words, any "
+            "case) without linking it, outside code, frontmatter, links and URLs. With "
+            "entityId: each mention of it; without: the best across the vault (one per pair "
+            "of notes not yet linked).",
             {
                 "entityId": _entity_id("Only mentions of this entity.", required=False),
                 "limit": Param("integer", "Max suggestions.", default=20, minimum=1, maximum=100),

@@ -12,10 +12,9 @@ VAULT_TOOLS = {
     for t in (
         ToolSpec(
             "vault_links",
-            "Obsidian's link lists, resolved as Obsidian does (wikilinks and markdown links, "
-            "attachments): backlinks of a note (files with counts), links out of a note, "
-            "unresolved links (with counts and sources), orphans (no links in), deadends "
-            "(no links out).",
+            "Obsidian's link lists, resolved as Obsidian does (wikilinks, markdown links, "
+            "attachments): a note's backlinks (with counts) or links out; unresolved links "
+            "(counts, sources); orphans (no links in); deadends (no links out).",
             {
                 "kind": Param(
                     "string",
