@@ -7,9 +7,9 @@ from kbtui.tools.params import Param
 
 BASE_QUERY = ToolSpec(
     "base_query",
-    "Run a view of an Obsidian base (.base file or a note's ```base block) over the vault: "
-    "rows with the view's columns, groups and summaries, as Obsidian shows them. Without "
-    "file or yaml: lists the vault's bases and their views.",
+    "Run a view of an Obsidian base (.base file or a note's ```base block): rows with the "
+    "view's columns, groups and summaries, as Obsidian shows them. Without file or yaml: "
+    "the vault's bases and their views.",
     {
         "file": Param(
             "string",

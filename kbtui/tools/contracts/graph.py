@@ -32,8 +32,8 @@ KG_TOOLS = {
     for t in (
         ToolSpec(
             "kg_get_entity",
-            "Get one knowledge-graph entity (a note: person, project, technology, ...) by id "
-            "with its aliases, description, Q-value (learned usefulness 0-1) and access count.",
+            "One knowledge-graph entity (a note: person, project, technology, ...) by id: "
+            "aliases, description, Q-value (learned usefulness 0-1) and access count.",
             {"entityId": _entity_id("Entity id, e.g. person:andrei_clodius.")},
             {"entity": None},
             effects=READ,
@@ -115,9 +115,9 @@ KG_TOOLS = {
         ),
         ToolSpec(
             "kg_get_phase_context",
-            "Graph context shaped for one ORPAR phase: observation (matching and recently used "
-            "entities), reasoning (subgraph and paths), planning (dependencies, blockers, "
-            "resources), action (tools and technologies), reflection (recent changes).",
+            "Graph context for one ORPAR phase: observation (matching, recently used "
+            "entities), reasoning (subgraph, paths), planning (dependencies, blockers, "
+            "resources), action (tools, technologies), reflection (recent changes).",
             {
                 "channelId": CHANNEL,
                 "phase": Param("string", "The ORPAR phase.", True, enum=PHASES),

@@ -207,9 +207,9 @@ KNOWLEDGE_IMPORT = ToolSpec(
 
 KNOWLEDGE_QUERY = ToolSpec(
     "knowledge_query",
-    "Semantic search returning chunks (passages) rather than notes, optionally limited to a "
-    "category or to one document (document_id from knowledge_import, or an entity id). "
-    "Each result has the chunk text, a similarity in 0..1 and its document.",
+    "Semantic search returning chunks (passages), optionally of one category or one "
+    "document (document_id from knowledge_import, or an entity id). Each result: the chunk "
+    "text, a similarity 0..1 and its document.",
     {
         "query": Param("string", "Search query.", True, min_length=1, max_length=500),
         "top_k": Param("integer", "Number of chunks to return.", default=5, minimum=1, maximum=50),
