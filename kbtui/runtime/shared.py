@@ -62,7 +62,7 @@ def repeatable(name: str, args: dict[str, Any] | None) -> bool:
     """True when running the call twice has the effect of running it once."""
     if name in EXTRACTORS:
         return not (isinstance(args, dict) and args.get("persist"))
-    if name == "kg_rename_entity":
+    if name in ("kg_rename_entity", "kg_merge_entities"):
         return isinstance(args, dict) and args.get("dryRun") is True
     return name in REPEATABLE
 

@@ -257,7 +257,6 @@ class NoteWriter:
             if dry_run:
                 result.diff = unified("", text, path)
                 return result
-            self.history.record(path, data, current().source, operation, added, 0)
             full.parent.mkdir(parents=True, exist_ok=True)
             if not inside(self.vault, full.parent):
                 raise ValidationError(f"{path!r} leaves the vault", field="path")
@@ -265,6 +264,7 @@ class NoteWriter:
                 create_file(full, data)
             except FileExistsError:
                 raise ConflictError(f"{path} was created by another program meanwhile") from None
+            self.history.record(path, data, current().source, operation, added, 0)
             self._index([path])
             return result
 
