@@ -232,7 +232,7 @@ KG_TOOLS = {
                 "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
             },
             {"result": None},
-            effects=Effects(),
+            effects=Effects(read_when=("dryRun", (True,))),
         ),
     )
 }
