@@ -64,6 +64,10 @@ def repeatable(name: str, args: dict[str, Any] | None) -> bool:
         return not (isinstance(args, dict) and args.get("persist"))
     if name == "kg_rename_entity":
         return isinstance(args, dict) and args.get("dryRun") is True
+    if name in ("note_write", "note_edit", "note_delete", "note_history"):
+        if name == "note_history" and isinstance(args, dict) and args.get("action") != "restore":
+            return True
+        return isinstance(args, dict) and args.get("dry_run") is True
     return name in REPEATABLE
 
 

@@ -8,6 +8,7 @@ from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import GRAPH_MAP_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_TOOLS
+from kbtui.tools.contracts.notes import NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import VAULT_TOOLS
 
 # what MCP offers
@@ -18,6 +19,7 @@ PUBLISHED: dict[str, ToolSpec] = {
     **LINK_TOOLS,
     **BASE_TOOLS,
     **VAULT_TOOLS,
+    **NOTE_TOOLS,
 }
 GRAPH_READS = (
     "kg_get_entity",
@@ -32,5 +34,5 @@ GRAPH_READS = (
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
     | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}
-    | {"kg_graph_image", "app_graph_map"}
+    | {"kg_graph_image", "app_graph_map", "note_read"}
 )

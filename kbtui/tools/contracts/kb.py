@@ -77,7 +77,8 @@ KB_GET = ToolSpec(
     "kb_get",
     "Get one whole note by its exact entity id (type:name, e.g. person:andrei_clodius, as "
     "returned by kb_search): full content with all chunks joined in order, frontmatter "
-    "metadata and chunks_count. Ids are case-sensitive. Faster than kb_search.",
+    "metadata, chunks_count and the file's hash (note_edit's expected_hash). Ids are "
+    "case-sensitive. Faster than kb_search.",
     {
         "id": Param(
             "string",

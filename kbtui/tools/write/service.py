@@ -238,23 +238,52 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            data = text.encode("utf-8")
-            added = len(text.splitlines())
-            result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
-            result.extra["created"] = True
-            if dry_run:
-                result.diff = unified("", text, path)
-                return result
-            self.history.record(path, data, current().source, operation, added, 0)
-            full.parent.mkdir(parents=True, exist_ok=True)
-            if not inside(self.vault, full.parent):
-                raise ValidationError(f"{path!r} leaves the vault", field="path")
-            try:
-                create_file(full, data)
-            except FileExistsError:
-                raise ConflictError(f"{path} was created by another program meanwhile") from None
-            self._index([path])
+            return self._new(path, text.encode("utf-8"), text, operation, dry_run)
+
+    def put(
+        self,
+        path: str,
+        data: bytes,
+        operation: str,
+        expected_hash: str | None = None,
+        dry_run: bool = False,
+    ) -> WriteResult:
+        """The note at `path` made to hold exactly `data` (a version from the history, in
+        its own encoding): replaced through the same precondition as any edit, or created
+        when no file is there (a deleted note restored)."""
+        self.check_scope(path)
+        try:
+            text = decode_for_edit(data).text
+        except EncodingError as exc:
+            raise ConflictError(f"{path}: that version is not a note's text: {exc}") from exc
+        with self._writing():
+            full = self.file(path)
+            if full.exists() or full.is_symlink():
+                note = self.read(path)
+                self.check_expected(path, note, expected_hash)
+                return self._replace(path, note, data, text, operation, dry_run)
+            self.check_expected(path, None, expected_hash)
+            return self._new(path, data, text, operation, dry_run)
+
+    def _new(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
+        """A file where none is: history first, then created without clobbering."""
+        full = self.file(path)
+        added = len(text.splitlines())
+        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry)
+        result.extra["created"] = True
+        if dry:
+            result.diff = unified("", text, path)
             return result
+        self.history.record(path, data, current().source, operation, added, 0)
+        full.parent.mkdir(parents=True, exist_ok=True)
+        if not inside(self.vault, full.parent):
+            raise ValidationError(f"{path!r} leaves the vault", field="path")
+        try:
+            create_file(full, data)
+        except FileExistsError:
+            raise ConflictError(f"{path} was created by another program meanwhile") from None
+        self._index([path])
+        return result
 
     def remove(
         self,
