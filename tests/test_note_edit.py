@@ -204,3 +204,30 @@ def test_a_character_the_encoding_cannot_hold_is_refused(kb: KnowledgeBase) -> N
     answer = edit(kb, "win", {"section": "Straße", "text": "ok 🎉"})
     assert answer["error_type"] == "ConflictError" and "Windows-1252" in answer["message"]
     assert (kb.settings.vault / "win.md").read_bytes() == before
+
+
+@pytest.mark.parametrize("name", sorted(ENCODED))
+def test_writes_and_a_restore_keep_the_notes_encoding(kb: KnowledgeBase, name: str) -> None:
+    """append, prepend and overwrite keep the note's encoding and line endings; restoring the
+    first version gives back its very bytes."""
+    path = kb.settings.vault / name
+    note = decode_for_edit(path.read_bytes())
+    nl = note.newline
+
+    def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        answer = kb.call(tool, args)
+        assert answer["ok"], answer
+        return answer
+
+    call("note_write", {"path": name, "mode": "append", "content": "Fin\n"})
+    call("note_write", {"path": name, "mode": "prepend", "content": "Début"})
+    body = note.text[: note.text.index("#")], note.text[note.text.index("#") :]
+    end = "" if note.text.endswith(nl) else nl
+    want = body[0] + "Début" + nl + body[1] + end + "Fin" + nl
+    assert path.read_bytes() == note.bom + want.encode(note.encoding)
+    seen = call("note_read", {"note": name})["hash"]
+    args = {"path": name, "mode": "overwrite", "content": "Neu\nÉcrit\n", "expected_hash": seen}
+    call("note_write", args)
+    assert path.read_bytes() == note.bom + f"Neu{nl}Écrit{nl}".encode(note.encoding)
+    call("note_history", {"note": name, "action": "restore", "version": 1})
+    assert path.read_bytes() == ENCODED[name]

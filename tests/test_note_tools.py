@@ -118,6 +118,9 @@ def test_create_never_replaces_nor_reuses_a_name(kb: KnowledgeBase) -> None:
     bad(kb, "note_write", {"path": "a:b"}, "ValidationError")
     bad(kb, "note_write", {"path": "../out"}, "ValidationError")
     bad(kb, "note_write", {"path": ".obsidian/x"}, "ValidationError")
+    bad(kb, "note_write", {"path": "CON"}, "ValidationError")  # no file on Windows
+    bad(kb, "note_write", {"path": "💥" * 100}, "ValidationError")  # 400 bytes: no file name
+    bad(kb, "note_write", {"path": "New", "template": "💥" * 100}, "ValidationError")
     bad(kb, "note_write", {"path": "New", "template": "Nope"}, "NotFoundError")
 
 

@@ -102,23 +102,23 @@ def _with_template(parts: VaultParts, name: str | None, path: str, content: str)
     rel = raw if raw.lower().endswith(".md") else raw + ".md"
     for candidate in ([f"{settings.folder}/{rel}"] if settings.folder else []) + [rel]:
         file = vault / checked(candidate, "template")
-        if file.is_file() and inside(vault, file):
-            try:
-                text = decode_for_edit(file.read_bytes()).text.replace("\r\n", "\n")
-            except (OSError, EncodingError) as exc:
-                raise ValidationError(
-                    f"template {name!r} cannot be read: {exc}", "template"
-                ) from exc
-            title = path.rsplit("/", 1)[-1][:-3]
-            filled = fill_template(text, title, dt.datetime.now(), settings)
-            return append_text(filled, "\n", content) if content else filled
+        try:
+            if not (file.is_file() and inside(vault, file)):
+                continue
+            text = decode_for_edit(file.read_bytes()).text.replace("\r\n", "\n")
+        except (OSError, EncodingError) as exc:  # a name too long, a binary file
+            problem = f"template {name[:80]!r} cannot be read: {exc}"
+            raise ValidationError(problem, field="template") from exc
+        title = path.rsplit("/", 1)[-1][:-3]
+        filled = fill_template(text, title, dt.datetime.now(), settings)
+        return append_text(filled, "\n", content) if content else filled
     names = template_names(vault, settings)
     where = (
         f"in {settings.folder}/ (templates: {', '.join(names[:30]) or 'none'})"
         if settings.folder
         else "(the Templates plugin has no folder: .obsidian/templates.json)"
     )
-    raise NotFoundError(f"no template {name!r} {where}")
+    raise NotFoundError(f"no template {name[:80]!r} {where}")
 
 
 def note_delete(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:

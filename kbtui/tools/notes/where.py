@@ -18,6 +18,8 @@ _ID = re.compile(ENTITY_ID_PATTERN)
 # Characters a file name cannot hold on one of the systems a vault syncs to (Obsidian
 # refuses them there), and control characters.
 _NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f*"<>:|?]')
+_RESERVED = re.compile(r"(?i)con|prn|aux|nul|com\d|lpt\d")
+MAX_NAME_BYTES = 255  # a file or folder name, on the systems Obsidian runs on
 
 
 def note_path(parts: VaultParts, note: str, field: str = "note") -> str:
@@ -59,27 +61,31 @@ def history_path(parts: VaultParts, writer: NoteWriter, note: str) -> str:
         return named[0]
     if len(named) > 1:
         raise ConflictError(f"{note!r} names the history of {', '.join(named)}: give the path")
-    raise NotFoundError(f"no note named {note!r} in the vault, nor in its history")
+    raise NotFoundError(f"no note named {note[:80]!r} in the vault, nor in its history")
 
 
 def new_note_path(parts: VaultParts, raw: str) -> str:
     """Where a new note NAME or PATH goes: `.md` added; no folder: the vault's new-note folder
     (`/Name`: the root)."""
-    text = raw.strip().replace("\\", "/")
+    text, shown = raw.strip().replace("\\", "/"), repr(raw[:80])
     at_root = text.startswith("/")
     path = checked(text.lstrip("/"), "path")
     name = path.rsplit("/", 1)[-1]
     bad = _NOT_IN_NAMES.search(path)
     if bad:
         raise ValidationError(
-            f"{raw!r}: a note's name cannot hold {bad.group(0)!r} (it cannot be a file name on "
+            f"{shown}: a note's name cannot hold {bad.group(0)!r} (it cannot be a file name on "
             "every system; Obsidian refuses it)",
             field="path",
         )
     if not name.lower().endswith(".md"):
         path, name = path + ".md", name + ".md"
+    if any(len(part.encode()) > MAX_NAME_BYTES for part in path.split("/")):
+        raise ValidationError(f"{shown}: a name longer than {MAX_NAME_BYTES} bytes", "path")
     if not name[:-3].strip(" ."):
-        raise ValidationError(f"{raw!r} gives the note no name", field="path")
+        raise ValidationError(f"{shown} gives the note no name", field="path")
+    if any(_RESERVED.fullmatch(part.split(".")[0]) for part in path.split("/")):
+        raise ValidationError(f"{shown}: a name Windows keeps for a device", field="path")
     if "/" not in path and not at_root:
         folder = new_note_folder(parts.settings.vault)
         path = f"{folder}/{path}" if folder else path
