@@ -225,3 +225,27 @@ def test_history_lists_diffs_and_restores_as_a_write(kb: KnowledgeBase) -> None:
     bad(kb, "note_history", {"note": "Plan", "action": "list", "version": 1}, "ValidationError")
     stale = {**restore, "expected_hash": "f" * 64}
     bad(kb, "note_history", stale, "StaleError")
+
+
+def test_reads_and_dry_runs_may_run_again_on_the_next_owner() -> None:
+    from kbtui.runtime.shared import repeatable
+
+    assert repeatable("note_read", {}) and repeatable("note_history", {"action": "diff"})
+    assert repeatable("note_edit", {"dry_run": True})
+    for write in ("note_write", "note_edit", "note_delete"):
+        assert not repeatable(write, {"dry_run": False})
+    assert not repeatable("note_history", {"action": "restore"})
+
+
+def test_the_published_tool_list_stays_under_28k_characters() -> None:
+    """Every character of tools/list is context an assistant pays for (issue 39)."""
+    from mcp import types
+
+    from kbtui.tools.registry import PUBLISHED
+
+    tools = [
+        types.Tool(name=s.name, description=s.description, input_schema=s.input_schema())
+        for s in PUBLISHED.values()
+    ]
+    listed = types.ListToolsResult(tools=tools).model_dump(by_alias=True, exclude_none=True)
+    assert len(json.dumps(listed)) < 28_000
