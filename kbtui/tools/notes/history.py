@@ -58,10 +58,8 @@ def note_history(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
                 time=version.as_dict()["time"], source=version.source,
                 operation=version.operation, message=f"{path} v{version.version}",
             )  # fmt: skip
-        result = writer.put(
-            path, data, f"restore v{version.version}", args.get("expected_hash"),
-            bool(args["dry_run"]),
-        )  # fmt: skip
+        number, dry = version.version, bool(args["dry_run"])
+        result = writer.restore(path, number, args.get("expected_hash"), dry)
         return ok(
             **result.answer(restored=version.version),
             message=summary(f"restore v{version.version} of", result),

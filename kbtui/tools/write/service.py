@@ -238,35 +238,11 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            return self._new(path, text.encode("utf-8"), text, operation, dry_run)
+            return self._create(path, text.encode("utf-8"), text, operation, dry_run)
 
-    def put(
-        self,
-        path: str,
-        data: bytes,
-        operation: str,
-        expected_hash: str | None = None,
-        dry_run: bool = False,
-    ) -> WriteResult:
-        """The note at `path` made to hold exactly `data` (a version from the history, in
-        its own encoding): replaced through the same precondition as any edit, or created
-        when no file is there (a deleted note restored)."""
-        self.check_scope(path)
-        try:
-            text = decode_for_edit(data).text
-        except EncodingError as exc:
-            raise ConflictError(f"{path}: that version is not a note's text: {exc}") from exc
-        with self._writing():
-            full = self.file(path)
-            if full.exists() or full.is_symlink():
-                note = self.read(path)
-                self.check_expected(path, note, expected_hash)
-                return self._replace(path, note, data, text, operation, dry_run)
-            self.check_expected(path, None, expected_hash)
-            return self._new(path, data, text, operation, dry_run)
-
-    def _new(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
-        """A file where none is: history first, then created without clobbering."""
+    def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
+        """A note where there is none (never over a file another program just made); in the
+        history once it is there, so a refused create leaves no version behind."""
         full = self.file(path)
         added = len(text.splitlines())
         result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry)
@@ -274,7 +250,6 @@ class NoteWriter:
         if dry:
             result.diff = unified("", text, path)
             return result
-        self.history.record(path, data, current().source, operation, added, 0)
         full.parent.mkdir(parents=True, exist_ok=True)
         if not inside(self.vault, full.parent):
             raise ValidationError(f"{path!r} leaves the vault", field="path")
@@ -282,8 +257,39 @@ class NoteWriter:
             create_file(full, data)
         except FileExistsError:
             raise ConflictError(f"{path} was created by another program meanwhile") from None
+        self.history.record(path, data, current().source, operation, added, 0)
         self._index([path])
         return result
+
+    def restore(
+        self, path: str, number: int, expected_hash: str | None = None, dry_run: bool = False
+    ) -> WriteResult:
+        """Put version `number` of `path` back, its very bytes (a write like any other:
+        undoable, refused as stale if the note is not what the caller read); a deleted note
+        comes back at its path."""
+        self.check_scope(path)
+        with self._writing():
+            version = self.history.version(path, number)
+            if version is None:
+                raise NotFoundError(f"{path} has no version {number}")
+            if version.hash is None:
+                raise ValidationError(
+                    f"version {number} of {path} is its deletion; restore an older one",
+                    field="version",
+                )
+            data = self.history.data(version.hash)
+            try:
+                text = decode_for_edit(data).text
+            except EncodingError:
+                text = data.decode("utf-8", errors="replace")
+            operation = f"restore v{number}"
+            full = self.file(path)
+            if not (full.exists() or full.is_symlink()):
+                self.check_expected(path, None, expected_hash)
+                return self._create(path, data, text, operation, dry_run)
+            note = self.read(path)
+            self.check_expected(path, note, expected_hash)
+            return self._replace(path, note, data, text, operation, dry_run)
 
     def remove(
         self,
