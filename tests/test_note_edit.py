@@ -133,6 +133,8 @@ def test_properties_are_set_typed_and_removed(kb: KnowledgeBase) -> None:
     assert text(kb).startswith(
         '---\nrating: 5\ndone: false\naliases:\n  - "Project plan"\n  - "PP"\n---\n# Plan\n'
     )
+    assert edit(kb, "Plan", {"property": "rating", "value": "4"})["ok"]  # a number here
+    assert text(kb).startswith("---\nrating: 4\n")
     typed = {"property": "rating", "value": "high", "type": "number"}
     message = refused(kb, "ValidationError", "Plan", typed)
     assert "number" in message

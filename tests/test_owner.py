@@ -317,6 +317,7 @@ def test_only_reads_are_repeated_when_an_owner_dies_mid_call() -> None:
     assert not repeatable("kg_extract_from_text", {"text": "x", "persist": True})
     for write in ("knowledge_import", "kg_create_entity", "kg_merge_entities", "kb_teleport"):
         assert not repeatable(write, {})
+    assert repeatable("kg_merge_entities", {"dryRun": True})  # it writes nothing
 
 
 def test_catch_up_reads_only_what_changed_while_nothing_ran(settings: Settings) -> None:

@@ -62,7 +62,7 @@ def repeatable(name: str, args: dict[str, Any] | None) -> bool:
     """True when running the call twice has the effect of running it once."""
     if name in EXTRACTORS:
         return not (isinstance(args, dict) and args.get("persist"))
-    if name == "kg_rename_entity":
+    if name in ("kg_rename_entity", "kg_merge_entities"):
         return isinstance(args, dict) and args.get("dryRun") is True
     if name in ("note_write", "note_edit", "note_delete", "note_history"):
         if name == "note_history" and isinstance(args, dict) and args.get("action") != "restore":

@@ -123,8 +123,8 @@ KG_TOOLS = {
         ),
         ToolSpec(
             "kg_create_entity",
-            "Create an entity: writes a new note into the user's vault (frontmatter with type, "
-            "aliases, description) and indexes it. Fails if an entity with that id exists.",
+            "Create an entity: writes a new note into the user's vault (in the folder of its "
+            "type, with the properties its notes use) and indexes it. Fails if the id exists.",
             {
                 "channelId": CHANNEL,
                 "name": Param("string", "Entity name.", True, min_length=1, max_length=200),
@@ -212,6 +212,7 @@ KG_TOOLS = {
                     items=Param("string", "Entity id.", min_length=3, max_length=100, pattern=_ID),
                     max_items=50,
                 ),
+                "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
             },
             {"result": None},
         ),

@@ -12,6 +12,7 @@ from typing import Any
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.notes.files import summary
 from kbtui.tools.notes.where import note_path
+from kbtui.tools.obsidian.notes import property_type
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.edit.frontmatter import FrontmatterEditError
@@ -43,9 +44,8 @@ def note_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     edits: list[dict[str, Any]] = args["edits"]
     if not edits:
         raise ValidationError("edits is empty: give at least one edit", field="edits")
-    types = property_types(parts.settings.vault)
     steps = [
-        _step(f"edits[{i}]", edit, bool(args["create_section"]), types)
+        _step(f"edits[{i}]", edit, bool(args["create_section"]), (parts, path))
         for i, edit in enumerate(edits)
     ]
 
@@ -72,7 +72,7 @@ def _given(edit: dict[str, Any], names: tuple[str, ...]) -> list[str]:
 
 
 def _step(
-    field: str, edit: dict[str, Any], create: bool, types: dict[str, str]
+    field: str, edit: dict[str, Any], create: bool, note: tuple[VaultParts, str]
 ) -> tuple[str, str, Step]:
     """(field, what it does, the step) for one edit, its fields checked first."""
     kinds = [
@@ -90,7 +90,7 @@ def _step(
     if kinds[0] == "replace":
         return _replace(field, edit)
     if kinds[0] == "property":
-        return _property(field, edit, types)
+        return _property(field, edit, note)
     return _place(field, edit, create)
 
 
@@ -134,7 +134,9 @@ def _replace(field: str, edit: dict[str, Any]) -> tuple[str, str, Step]:
     return field, what, lambda t, nl: replace_in(t, nl, old, new, count)
 
 
-def _property(field: str, edit: dict[str, Any], types: dict[str, str]) -> tuple[str, str, Step]:
+def _property(
+    field: str, edit: dict[str, Any], note: tuple[VaultParts, str]
+) -> tuple[str, str, Step]:
     name = edit.get("property")
     if not name or not str(name).strip():
         raise ValidationError(f"{field}.property is required", field=f"{field}.property")
@@ -145,13 +147,23 @@ def _property(field: str, edit: dict[str, Any], types: dict[str, str]) -> tuple[
     raw = edit.get("value")
     if raw is None:
         raise ValidationError(f"{field}.value is required (or remove)", field=f"{field}.value")
-    value = property_value(f"{field}.value", name, raw, edit.get("type") or types.get(name))
-    return field, f"set property {name}", lambda t, nl: set_property(t, name, value)
+    parts, path = note
+
+    def put(text: str, newline: str) -> str:
+        kind = edit.get("type") or property_types(parts.settings.vault).get(name)
+        if kind is None and isinstance(raw, str):  # as property:set types it
+            kind = property_type(parts, path, text, name, raw)
+        value = property_value(f"{field}.value", name, raw, kind)
+        return set_property(text, name, value)
+
+    return field, f"set property {name}", put
 
 
 def property_value(field: str, name: str, raw: Any, kind: str | None) -> Any:
     """A JSON value as the property's type holds it: the type given, else the vault's
-    (`.obsidian/types.json`), else the value's own (a number, true/false, a list, text)."""
+    (`.obsidian/types.json`), else, for text, the value the property holds here or in
+    another note (kbtui.tools.obsidian.notes.property_type), else the value's own JSON type
+    (a number, true/false, a list)."""
     if kind is None:
         kind = {bool: "checkbox", int: "number", float: "number", list: "list"}.get(
             type(raw), "text"

@@ -17,7 +17,7 @@ from kbtui.tools.write.trash import delete_note
 from kbtui.vault.edit.codec import EncodingError, decode_for_edit
 from kbtui.vault.edit.sections import append_text, prepend_text
 from kbtui.vault.edit.write import inside
-from kbtui.vault.obsidian.new_notes import fill_template, template_names, template_settings
+from kbtui.vault.obsidian.templates import fill_template, template_names, template_settings
 
 
 def newline_name(newline: str) -> str:

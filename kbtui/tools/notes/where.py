@@ -12,7 +12,7 @@ from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter, vault_path
-from kbtui.vault.obsidian.new_notes import new_note_folder
+from kbtui.vault.obsidian.new_file import new_file_folder
 
 _ID = re.compile(ENTITY_ID_PATTERN)
 # Characters a file name cannot hold on one of the systems a vault syncs to (Obsidian
@@ -87,7 +87,7 @@ def new_note_path(parts: VaultParts, raw: str) -> str:
     if any(_RESERVED.fullmatch(part.split(".")[0]) for part in path.split("/")):
         raise ValidationError(f"{shown}: a name Windows keeps for a device", field="path")
     if "/" not in path and not at_root:
-        folder = new_note_folder(parts.settings.vault)
+        folder = new_file_folder(parts.settings.vault)
         path = f"{folder}/{path}" if folder else path
     return path
 

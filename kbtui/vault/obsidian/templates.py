@@ -1,9 +1,7 @@
-"""Where a new note goes and what it starts with, as Obsidian decides: the "Default location
-for new notes" (`.obsidian/app.json` `newFileLocation` "folder" with `newFileFolderPath`; "root",
-"current" or unset: the vault's root, since a command has no current file) and the Templates
-core plugin (`.obsidian/templates.json` `folder`, `dateFormat`, `timeFormat`), whose
-`{{title}}`, `{{date}}`, `{{time}}`, `{{date:FORMAT}}` and `{{time:FORMAT}}` take Moment.js
-formats (kbtui.vault.obsidian.daily.moment_format)."""
+"""What a new note starts with: a template of the Templates core plugin
+(`.obsidian/templates.json` `folder`, `dateFormat`, `timeFormat`), its `{{title}}`, `{{date}}`,
+`{{time}}`, `{{date:FORMAT}}` and `{{time:FORMAT}}` filled in with Moment.js formats
+(kbtui.vault.obsidian.daily.moment_format). Where it goes: kbtui.vault.obsidian.new_file."""
 
 from __future__ import annotations
 
@@ -31,14 +29,6 @@ def _settings(vault: Path, name: str) -> dict[str, Any]:
 def _text(raw: dict[str, Any], key: str) -> str:
     value = raw.get(key)
     return value.strip() if isinstance(value, str) else ""
-
-
-def new_note_folder(vault: Path) -> str:
-    """The vault folder a new note without a folder of its own goes to ("" = the root)."""
-    raw = _settings(vault, "app.json")
-    if raw.get("newFileLocation") != "folder":
-        return ""
-    return _text(raw, "newFileFolderPath").strip("/")
 
 
 @dataclass(frozen=True)
