@@ -138,3 +138,21 @@ def test_delete_history_restore_and_diff(vault: Path) -> None:
     assert table[0].startswith("4\t") and table[0].endswith("restore v2")
     last = ok(vault, "diff", "Ideas")  # the last change: from the deletion to the file now
     assert last.startswith("--- a/Ideas.md (v3)\n+++ b/Ideas.md (now)\n") and "+two" in last
+
+
+def test_a_write_through_the_vaults_owner(vault: Path) -> None:
+    """With a TUI or an MCP server holding the vault, the command is a client: the owner
+    writes, and answers with the hash and the diff as it does here."""
+    from kbtui.runtime.shared import open_vault
+
+    owner = open_vault(Settings.for_vault(vault), HashEmbedder, watch=False)
+    try:
+        assert owner.role == "owner"
+        done = json.loads(ok(vault, "append", "Plan", "from a client", "--json"))
+        assert done["hash"] == content_hash((vault / "Plan.md").read_bytes())
+        assert (vault / "Plan.md").read_text() == PLAN + "from a client\n"
+        newest = json.loads(ok(vault, "history", "Plan", "--json"))[0]
+        assert (newest["source"], newest["operation"]) == ("cli", "append")
+        refused(vault, "edit", "Plan", "--section", "Tasks", "--append", "x")
+    finally:
+        owner.close()
