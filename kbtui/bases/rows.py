@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from kbtui.bases.values import Date, Link, parse_date
+from kbtui.bases.values import Date, Link, TagList, parse_date
 from kbtui.store.graph.links import link_key
 from kbtui.vault.linked_files import folder_steps
 
@@ -36,7 +36,7 @@ class FileRow:
     mtime_ms: int
     ctime_ms: int
     fm: str | None = None  # the frontmatter as JSON text, parsed on first use
-    tags: Sequence[str] = ()
+    tags: Sequence[str] = ()  # as written, `#` first (file.tags); file.hasTag folds them
     link_rows: Sequence[tuple[str, str, str]] = ()  # (target, rel, heading)
     is_note: bool = False
     entity_id: str | None = None  # a note's id in the index, for kb_get
@@ -323,6 +323,8 @@ class Rows:
             raw = row.raw.get(lowered.get(name.lower(), name))
         kind = self.types.get(name.lower())
         value = self.convert(raw, kind, row.file_path)
+        if isinstance(value, list) and (kind == "tags" or name.lower() == "tags"):
+            value = TagList(value)  # contains() matches tags as Obsidian does
         cache[name] = value
         return value
 
