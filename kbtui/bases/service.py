@@ -25,6 +25,7 @@ from kbtui.bases.syntax import Base, View, base_blocks, read_base
 from kbtui.bases.views import Result, column_name, layout, run_view
 from kbtui.store.graph.links import link_key
 from kbtui.vault.names import slug
+from kbtui.vault.obsidian.file_types import shows_all_file_types
 
 if TYPE_CHECKING:
     from kbtui.store import Store
@@ -236,6 +237,7 @@ class BaseService:
             rows = self.partial_rows(found.base, chosen)
         else:
             rows = self.rows()  # kept in memory and brought up to date change by change
+        rows.all_file_types = shows_all_file_types(self.vault)
         return found, run_view(found.base, rows, chosen, self.this_row(this, found, rows), limit)
 
 
