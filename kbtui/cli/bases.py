@@ -3,8 +3,6 @@ thin wrappers over the base_query tool."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -12,6 +10,7 @@ import click
 
 from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
+from kbtui.cli.vault_out import table_text
 
 FORMATS = ("table", "json", "csv", "tsv", "md", "paths")
 
@@ -122,17 +121,13 @@ def render(response: dict[str, Any], fmt: str) -> str:
     ]
     sections = _sections(response)
     if fmt in ("csv", "tsv"):
-        buf = io.StringIO()
-        writer = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
         grouped = response.get("groupBy")
-        if grouped:  # a grouped view: the group's value first, rows group by group
-            name = grouped["name"]
-            writer.writerow([f"{name} (group)" if name in header else name, *header])
-            writer.writerows([g["label"], *cells[i]] for g, idx in sections if g for i in idx)
-        else:
-            writer.writerow(header)
-            writer.writerows(cells)
-        return buf.getvalue()
+        if not grouped:
+            return table_text([header, *cells], fmt)
+        name = grouped["name"]  # a grouped view: the group's value first, group by group
+        first = [f"{name} (group)" if name in header else name, *header]
+        return table_text([first, *([g["label"], *cells[i]] for g, idx in sections if g
+                                    for i in idx)], fmt)  # fmt: skip
     if fmt == "md":
         lines: list[str] = []
         for group, idx in sections:

@@ -41,19 +41,26 @@ total_option = click.option("--total", is_flag=True, help="Print only how many t
 
 
 def print_rows(rows: list[dict[str, Any]], fields: Sequence[str], fmt: str) -> None:
-    """Records as json (string values), tsv (no header) or csv (with a header)."""
+    """Records as json (string values), or csv or tsv, each with a header line of the field
+    names (as `kbtui base:query` prints them)."""
     records = [{f: _text(r.get(f)) for f in fields} for r in rows]
     if fmt == "json":
         click.echo(json.dumps(records, indent=2, ensure_ascii=False))
-    elif fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
-        click.echo(buf.getvalue(), nl=False)
-    else:
-        for r in records:
-            click.echo("\t".join(r[f] for f in fields))
+        return
+    lines = [list(fields), *([r[f] for f in fields] for r in records)]
+    click.echo(table_text(lines, fmt), nl=False)
+
+
+def table_text(lines: Sequence[Sequence[str]], fmt: str) -> str:
+    """Lines of cells (the header first) as csv (quoted where needed) or tsv: cells joined by
+    tabs, a tab or line break inside a cell written as a space (no quoting: `cut -f` and
+    `awk -F'\t'` read it)."""
+    if fmt == "tsv":
+        clean = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+        return "".join("\t".join(c.translate(clean) for c in line) + "\n" for line in lines)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(lines)
+    return buf.getvalue()
 
 
 def _text(value: Any) -> str:
