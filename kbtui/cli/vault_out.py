@@ -81,3 +81,18 @@ class NoteOrCommand(click.Group):
         if args and not any(a in self.commands or a in ("--help", "-h") for a in args):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Both forms: `links [OPTIONS] NOTE`, then `links COMMAND [ARGS]...`."""
+        default = self.commands[self.default_command]
+        formatter.write_usage(ctx.command_path, " ".join(default.collect_usage_pieces(ctx)))
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="   or: ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The options of the NOTE form (its command is hidden), then the commands."""
+        default = self.commands[self.default_command]
+        options = [p for p in default.get_params(ctx) if isinstance(p, click.Option)]
+        rows = [r for p in options if (r := p.get_help_record(ctx))]
+        with formatter.section("Options"):
+            formatter.write_dl(rows)
+        self.format_commands(ctx, formatter)
