@@ -117,7 +117,10 @@ def _daily_write(action: str) -> click.Command:
     def command(vault: str | None, text: tuple[str, ...], inline: bool, date: str | None) -> None:
         content = " ".join(text).replace("\\n", "\n").replace("\\t", "\t")  # as Obsidian's
         args = {"action": action, "content": content, "inline": inline, "date": date}
-        click.echo(call_tool(vault, "app_daily", args)["message"])
+        answer = call_tool(vault, "app_daily", args)
+        click.echo(answer["message"])
+        for warning in answer.get("warnings", []):
+            click.echo(f"warning: {warning}", err=True)
 
     command.help = f"{action.capitalize()} TEXT to the daily note (made from its template if new)."
     return command
