@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from kbtui.runtime.runtime import VaultHandle
+from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.tui.commands import KbCommands
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen
@@ -38,6 +39,7 @@ from kbtui.tui.widgets.graph_walk import NeighboursPane
 from kbtui.tui.widgets.status import pass_summary, report_summary
 
 log = logging.getLogger("kbtui.tui")
+TUI = Origin("tui")
 
 Opener = Callable[[Path | None], VaultHandle]
 Envelope = dict[str, Any]
@@ -114,7 +116,8 @@ class KbApp(App[None]):
         if handle is None:
             return failed("UnavailableError", "the vault is not open yet")
         try:
-            return handle.call(name, args or {})
+            with acting_as(TUI):  # the history names the TUI as the writer
+                return handle.call(name, args or {})
         except Exception as exc:
             log.exception("%s failed", name)
             return failed(type(exc).__name__, str(exc) or type(exc).__name__)

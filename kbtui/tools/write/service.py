@@ -42,6 +42,7 @@ class StaleNoteError(ConflictError):
     def __init__(self, message: str, current_hash: str | None) -> None:
         super().__init__(message)
         self.current_hash = current_hash
+        self.extra = {"current_hash": current_hash}  # in the answer: what to read again
 
 
 class ForbiddenError(ToolError):
@@ -142,14 +143,26 @@ class NoteWriter:
             raise ConflictError(f"{path} is not edited: {exc}") from exc
 
     def check_scope(self, path: str) -> None:
+        """ForbiddenError unless the current origin may write `path`: by the path given and,
+        held to folders, by where it leads (a symbolic link to another folder counts there)."""
         origin = current()
         if origin.read_only:
             raise ForbiddenError(f"{origin.source} is read-only here: {path} was not written")
-        if not origin.allows(path):
+        if not origin.allows(path) or (
+            origin.write_folders and not origin.allows(self._real(path))
+        ):
             folders = ", ".join(origin.write_folders)
             raise ForbiddenError(
                 f"{origin.source} may write only in {folders}: {path} was not written"
             )
+
+    def _real(self, path: str) -> str:
+        """Where `path` leads, links followed, relative to the vault ("/" when outside)."""
+        try:
+            real = (self.vault / path).resolve().relative_to(self.vault.resolve())
+        except (OSError, ValueError):
+            return "/"
+        return real.as_posix()
 
     @staticmethod
     def check_expected(path: str, note: NoteText | None, expected: str | None) -> None:
@@ -238,23 +251,58 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            data = text.encode("utf-8")
-            added = len(text.splitlines())
-            result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
-            result.extra["created"] = True
-            if dry_run:
-                result.diff = unified("", text, path)
-                return result
-            full.parent.mkdir(parents=True, exist_ok=True)
-            if not inside(self.vault, full.parent):
-                raise ValidationError(f"{path!r} leaves the vault", field="path")
-            try:
-                create_file(full, data)
-            except FileExistsError:
-                raise ConflictError(f"{path} was created by another program meanwhile") from None
-            self.history.record(path, data, current().source, operation, added, 0)
-            self._index([path])
+            return self._create(path, text.encode("utf-8"), text, operation, dry_run)
+
+    def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
+        """A note where there is none (never over a file another program just made); in the
+        history once it is there, so a refused create leaves no version behind."""
+        full = self.file(path)
+        added = len(text.splitlines())
+        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry)
+        result.extra["created"] = True
+        if dry:
+            result.diff = unified("", text, path)
             return result
+        full.parent.mkdir(parents=True, exist_ok=True)
+        if not inside(self.vault, full.parent):
+            raise ValidationError(f"{path!r} leaves the vault", field="path")
+        try:
+            create_file(full, data)
+        except FileExistsError:
+            raise ConflictError(f"{path} was created by another program meanwhile") from None
+        self.history.record(path, data, current().source, operation, added, 0)
+        self._index([path])
+        return result
+
+    def restore(
+        self, path: str, number: int, expected_hash: str | None = None, dry_run: bool = False
+    ) -> WriteResult:
+        """Put version `number` of `path` back, its very bytes (a write like any other:
+        undoable, refused as stale if the note is not what the caller read); a deleted note
+        comes back at its path."""
+        self.check_scope(path)
+        with self._writing():
+            version = self.history.version(path, number)
+            if version is None:
+                raise NotFoundError(f"{path} has no version {number}")
+            if version.hash is None:
+                raise ValidationError(
+                    f"version {number} of {path} is its deletion; restore an older one",
+                    field="version",
+                )
+            data = self.history.data(version.hash)
+            try:
+                text = decode_for_edit(data).text
+            except EncodingError:
+                text = data.decode("utf-8", errors="replace")
+            operation = f"restore v{number}"
+            full = self.file(path)
+            if not (full.exists() or full.is_symlink()):
+                self.check_expected(path, None, expected_hash)
+                return self._create(path, data, text, operation, dry_run)
+            note = self.read(path)
+            self.check_expected(path, note, expected_hash)
+            return self._replace(path, note, data, text, operation, dry_run)
 
     def remove(
         self,
