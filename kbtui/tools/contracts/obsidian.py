@@ -60,8 +60,8 @@ VAULT_TOOLS = {
         ),
         ToolSpec(
             "task_update",
-            "Set one task's status (from tasks_list's file and line). Only that line changes; "
-            "refused if the line no longer holds that task.",
+            "Set one task's status (from tasks_list's file and line) as the Tasks plugin does: "
+            "done date, a recurring task's next occurrence. Refused if the line changed.",
             {
                 "file": Param("string", "Vault path of the note.", True, max_length=500),
                 "line": Param("integer", "1-based line.", True, minimum=1),
