@@ -56,6 +56,7 @@ def tasks_list(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     )
     results = [{k: v for k, v in t.items() if v != ""} for t in found]
     for task in results:
+        task["statusType"] = settings.status(task["status"]).type
         bad = [k for k in _DATES if k in task and valid_date(task[k]) is None]
         if bad:
             task["invalidDates"] = bad
