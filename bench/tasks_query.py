@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -90,23 +91,35 @@ def in_process(root: Path, rounds: int, today: str) -> None:
     rt.close()
 
 
+def _child(args: list[str], root: Path) -> tuple[float, float]:
+    """Wall and CPU (user + system) milliseconds of one fresh `kbtui` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "kbtui.cli", *args, "--vault", str(root)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=False,
+    )
+    wall = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stderr
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu
+
+
 def fresh_cli(root: Path, rounds: int, today: str) -> None:
-    env = dict(os.environ)
-    for label in ("not done, due before next week", "dashboard: group by filename"):
-        samples = []
-        for _ in range(rounds):
-            args = ["tasks:query", QUERIES[label], "--today", today, "--format", "paths"]
-            t = time.perf_counter()
-            done = subprocess.run(
-                [sys.executable, "-m", "kbtui.cli", *args, "--vault", str(root)],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=False,
-            )
-            samples.append((time.perf_counter() - t) * 1000)
-            assert done.returncode == 0, done.stderr
-        print(f"fresh CLI: {label:34s} {percentiles(samples)}")
+    runs = {
+        "baseline: kbtui orphans --total": ["orphans", "--total"],
+        **{
+            f"tasks:query {label}": ["tasks:query", QUERIES[label], "--today", today]
+            for label in ("not done, due before next week", "dashboard: group by filename")
+        },
+    }
+    for label, args in runs.items():
+        walls, cpus = zip(*(_child(args, root) for _ in range(rounds)), strict=True)
+        print(f"fresh CLI {label:48s} {percentiles(list(walls))}  cpu {p50_p95(list(cpus))} ms")
 
 
 def main() -> None:

@@ -154,9 +154,13 @@ def read_sorter(line: str, today: dt.date) -> Sorter | None:
 
 
 def _default_key(t: QTask) -> tuple[Any, ...]:
+    """status.type, urgency, due, priority, path, as one flat tuple kept on the task."""
     key = t.keys.get("default")
     if key is None:
-        key = t.keys["default"] = tuple(KEYS[n](t) for n in DEFAULT_SORT)
+        due, path = date_key(t.date("due")), text_key(t.path)
+        order = TYPE_ORDER.get(t.status.type, 7)
+        key = (order, -t.urgency, due[0], due[1], t.priority_number, path[0], path[1])
+        t.keys["default"] = key
     return key
 
 
