@@ -227,7 +227,8 @@ def property_read(vault: str | None, name: str, note: str) -> None:
     "--type",
     "kind",
     type=click.Choice(["text", "list", "number", "checkbox", "date", "datetime"]),
-    help="Property type (default: from .obsidian/types.json, else text).",
+    help="Property type (default: .obsidian/types.json, else the type of the value it "
+    "holds, else a number, true/false or text as VALUE reads).",
 )
 def property_set(vault: str | None, name: str, note: str, value: str, kind: str | None) -> None:
     """Set property NAME of NOTE to VALUE; the rest of the file stays byte for byte."""

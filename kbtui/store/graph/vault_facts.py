@@ -215,6 +215,20 @@ class VaultFacts:
         ).fetchall()
         return [(r[0], int(r[1]), r[2]) for r in rows]
 
+    def property_value(self, key: str, suffixes: Sequence[str], but: str = "") -> str | None:
+        """The JSON of the first value (by path) other than null that property `key` has in a
+        note whose path ends with one of `suffixes` (any case), leaving out the note `but`."""
+        row = self.con.execute(
+            """SELECT v FROM (
+                   SELECT path, frontmatter->('/' || replace(replace($k, '~', '~0'), '/', '~1'))
+                       AS v FROM notes
+                   WHERE json_type(frontmatter) = 'OBJECT' AND path <> $but
+                     AND len(list_filter($s, x -> ends_with(lower(path), x))) > 0)
+               WHERE v IS NOT NULL AND json_type(v) <> 'NULL' ORDER BY path LIMIT 1""",
+            {"k": key, "s": list(suffixes), "but": but},
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def paths_containing(self, text: str, folder: str = "") -> list[str]:
         """Paths of the notes whose text (a chunk, the title or the path) holds `text`, in
         any case, and of those whose properties hold each of its words (the properties
