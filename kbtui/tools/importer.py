@@ -2,7 +2,9 @@
 
 The vault stays the source of truth: the note carries everything the import was given
 (document_id, source, category, metadata, chunk parameters), so deleting the index and
-re-indexing reproduces the same document and the same chunks.
+re-indexing reproduces the same document and the same chunks. A title whose file name a note
+already has, anywhere in the vault, is refused: Obsidian resolves `[[Readme]]` by file name
+(any case, any folder), so a second `Readme.md` would make the name ambiguous.
 """
 
 from __future__ import annotations
@@ -56,8 +58,15 @@ def import_document(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # metadata that YAML cannot represent
         raise ValidationError(f"metadata cannot be stored: {exc}", field="metadata") from exc
     folder = parts.settings.imports_folder.strip("/")
+    stem = safe_filename(title)
+    taken = parts.store.note_by_name(stem)  # by path or file name, as Obsidian links resolve
+    if taken is not None:
+        raise ConflictError(
+            f"a note named {stem!r} exists: {taken}, which [[{stem}]] reaches; "
+            "import under another title"
+        )
     try:
-        path = write_new_note(parts.settings.vault, folder, safe_filename(title), text)
+        path = write_new_note(parts.settings.vault, folder, stem, text)
     except WriteError as exc:
         raise ConflictError(str(exc)) from exc
     rel = path.relative_to(parts.settings.vault).as_posix()
