@@ -319,8 +319,9 @@ def test_merge_keeps_everything_and_links_still_resolve(
     assert result["relationshipsTransferred"] >= len(incoming_before)
     assert {a.lower() for a in result["aliasesMerged"]} >= {"reactjs"}
     assert not (vault / "tech/reactjs.md").exists()
-    archived = vault / result["archived"][0]
-    assert archived.read_text() == source_text  # nothing lost
+    trashed = vault / result["trashed"][0]  # the vault's trash (.obsidian/app.json: unset)
+    assert trashed.parent == vault / ".trash"
+    assert trashed.read_text() == source_text  # nothing lost
     target_text = (vault / "tech/react.md").read_text()
     assert "## Merged from" in target_text
     after = graph(kb)

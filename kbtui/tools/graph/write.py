@@ -1,6 +1,7 @@
 """The kg_* tools that change the graph. The vault is the source of truth, so each writes
-markdown first (atomically) and then indexes what it wrote: deleting the index and
-re-indexing yields the same graph."""
+markdown first, through the write path (kbtui.tools.write: atomic, the note's own encoding,
+the history, a merged note to the vault's trash), and then indexes what it wrote: deleting
+the index and re-indexing yields the same graph."""
 
 from __future__ import annotations
 
@@ -12,21 +13,19 @@ from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
 from kbtui.tools.graph.read import KnowledgeGraph, note_file
 from kbtui.tools.params import validate
+from kbtui.tools.write.service import NoteWriter, StaleNoteError
+from kbtui.tools.write.trash import delete_note
 from kbtui.vault.decode import decode_note
+from kbtui.vault.edit.codec import content_hash
 from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
-from kbtui.vault.edit.write import (
-    WriteError,
-    archive_note,
-    render_note,
-    replace_note,
-    safe_filename,
-    write_new_note,
-)
+from kbtui.vault.edit.write import render_note, safe_filename
 from kbtui.vault.parse import parse_note, slug
 from kbtui.vault.scan import is_markdown
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from kbtui.vault.edit.codec import NoteText
 
 TYPE_FOLDERS = {
     "person": "people",
@@ -82,13 +81,10 @@ class GraphWriter:
         fm["created_by"] = "kg_create_entity"
         fm["created_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
         body = f"# {name}\n\n{args['description'] or ''}"
-        try:
-            path = write_new_note(
-                self.vault, self._folder_for(kind), safe_filename(name), render_note(fm, body)
-            )
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        self.index_paths(path.relative_to(self.vault).as_posix())
+        written = self.note_writer().create_free(
+            self._folder_for(kind), safe_filename(name), render_note(fm, body), "kg_create_entity"
+        )
+        self.index_paths(written.path)
         entity = self.graph.entity(self.graph.require(entity_id))
         return ok(entity=entity, message=f"Created {kind} {name} in {entity['source']}")
 
@@ -112,12 +108,16 @@ class GraphWriter:
         if existing is None:
             ref = self._link_ref(target)
             link = f"[[{ref}|{label}]]" if label else f"[[{ref}]]"
-            original = self._edit(source["path"], REL_KEYS[kind], link)
+            original, written = self._edit(source["path"], REL_KEYS[kind], link)
             self.index_paths(source["path"])
             existing = self._find_rel(start, goal, kind, label)
             if existing is None:  # undo: a failed call leaves the note as it was
-                path = self.vault / source["path"]
-                replace_note(path, path.read_bytes(), original)
+                self.note_writer().edit(
+                    source["path"],
+                    lambda _: original,
+                    "kg_create_relationship undone: the relation did not resolve",
+                    expected_hash=written,
+                )
                 self.index_paths(source["path"])
                 raise ConflictError("the relation did not resolve; the note was left unchanged")
             message = f"Created {kind} from {start} to {goal} in {source['path']}"
@@ -144,17 +144,23 @@ class GraphWriter:
         owners = self.store.entities_named(stem)
         return stem if owners == [target["id"]] else path.rsplit(".", 1)[0]
 
-    def _edit(self, rel_path: str, key: str, link: str) -> bytes:
-        """Add `link` to the note's `key` list; returns the note's bytes before the edit."""
-        path = self.vault / rel_path
-        data = path.read_bytes()
-        text, _ = decode_note(data)
-        try:
-            new = add_to_list(text, key, link)
-            replace_note(path, data, new)
-        except (FrontmatterEditError, WriteError) as exc:
-            raise ConflictError(f"cannot edit {rel_path}: {exc}") from exc
-        return data
+    def note_writer(self) -> NoteWriter:
+        return NoteWriter(self.graph.parts)
+
+    def _edit(self, rel_path: str, key: str, link: str) -> tuple[str, str | None]:
+        """Add `link` to the note's `key` list; returns the note's text before the edit and
+        the hash of its bytes after."""
+        before: list[str] = []
+
+        def change(note: NoteText) -> str:
+            before.append(note.text)
+            try:
+                return add_to_list(note.text, key, link)
+            except FrontmatterEditError as exc:
+                raise ConflictError(f"cannot edit {rel_path}: {exc}") from exc
+
+        written = self.note_writer().edit(rel_path, change, f"kg_create_relationship: {key}")
+        return before[0], written.hash
 
     # -- kg_merge_entities ----------------------------------------------------------------
     def kg_merge_entities(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -165,9 +171,10 @@ class GraphWriter:
             raise ValidationError("the target cannot also be a source", field="sourceEntityIds")
         target = note_file(self.graph.require(target_id), "targetEntityId")
         rows = [note_file(self.graph.require(s), "sourceEntityIds") for s in sources]
-        path = self.vault / target["path"]
-        original = path.read_bytes()
-        text, _ = decode_note(original)
+        writer = self.note_writer()
+        original = writer.read(target["path"])  # its own encoding and line endings
+        text = original.text
+        read: dict[str, str] = {}  # each source note's hash as read: trashed only if unchanged
         known = {n.lower() for n in [target["name"], *target["aliases"]]}
         aliases: list[str] = []
         moved = 0
@@ -179,7 +186,9 @@ class GraphWriter:
                 if name.lower() not in known:
                     known.add(name.lower())
                     aliases.append(name)
-            note = parse_note(row["path"], decode_note((self.vault / row["path"]).read_bytes())[0])
+            data = (self.vault / row["path"]).read_bytes()
+            read[row["path"]] = content_hash(data)
+            note = parse_note(row["path"], decode_note(data)[0])
             for link in note.links:
                 if link.rel not in ("references", "embeds") and link.target.lower() not in known:
                     ref = f"[[{link.target}|{link.label}]]" if link.label else f"[[{link.target}]]"
@@ -187,12 +196,21 @@ class GraphWriter:
             appendix.append(f"\n\n## Merged from {row['name']}\n\n{note.body}\n")
         for alias in aliases:
             text = self._add(text, "aliases", alias)
-        text = text.rstrip("\n") + "".join(appendix)
-        try:
-            replace_note(path, original, text)
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        archived = [archive_note(self.vault, row["path"]) for row in rows]
+        text = text.rstrip("\r\n") + original.lines_out("".join(appendix))
+        merging = f"kg_merge_entities: {', '.join(sources)} into {target_id}"
+        writer.edit(target["path"], lambda _: text, merging, expected_hash=original.hash)
+        trashed: list[str] = []
+        for row in rows:
+            try:
+                gone = delete_note(
+                    writer, row["path"], read[row["path"]], operation=f"merged into {target_id}"
+                )
+            except StaleNoteError as exc:  # saved by another program since it was read
+                self.index_paths(target["path"])
+                raise StaleNoteError(
+                    f"{target['path']} took the merge, but {exc}", exc.current_hash
+                ) from None
+            trashed.append(gone.extra["trash"])
         self.index_paths(target["path"], *(row["path"] for row in rows))
         self.store.merge_usage(target_id, sources)
         merged = self.graph.entity(self.graph.require(target_id))
@@ -201,7 +219,7 @@ class GraphWriter:
             "mergedEntity": merged,
             "relationshipsTransferred": moved,
             "aliasesMerged": aliases,
-            "archived": archived,
+            "trashed": trashed,
         }
         return ok(result=result, message=f"Merged {len(sources)} entities into {target_id}")
 

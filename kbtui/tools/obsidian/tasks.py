@@ -1,15 +1,16 @@
 """tasks_list and task_update: the vault's tasks from the index, and one task's status
-written back into its line, atomically (kbtui.vault.edit.write.replace_note), refused when the line
-no longer holds the task it was listed as."""
+written back into its line through the write path (kbtui.tools.write: the note's own encoding
+and line endings, only that line changed, the history), refused when the line no longer holds
+the task it was listed as."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
+from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
-from kbtui.vault.edit.write import WriteError, replace_note
+from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.obsidian.tasks import task_line
 
 _NAMED = {"todo": False, "done": True, "all": None}
@@ -40,15 +41,9 @@ def set_task(
     parts: VaultParts, path: str, line: int, status: str, expect: str | None = None
 ) -> dict[str, Any]:
     """Write `status` (done, todo, toggle or a character) into the task at `path`:`line`."""
-    file = parts.settings.vault / path
-    try:
-        data = file.read_bytes()
-        text = data.decode("utf-8")
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"{path} does not exist") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConflictError(f"{path} cannot be edited as UTF-8 text: {exc}") from exc
-    lines = text.split("\n")
+    writer = NoteWriter(parts)
+    note = writer.read(path)  # any encoding the codec reads; CRLF lines keep their "\r"
+    lines = note.text.split("\n")
     if line > len(lines):
         raise ConflictError(f"{path} has {len(lines)} lines, not {line}: it changed; list again")
     current = lines[line - 1]
@@ -75,11 +70,9 @@ def set_task(
         new = status
     lines[line - 1] = prefix + new + rest
     if new != old:
-        try:
-            replace_note(file, data, "\n".join(lines))
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        parts.indexer.run(paths=[path])
+        text = "\n".join(lines)
+        operation = f"task line {line}: [{old}] -> [{new}]"
+        writer.edit(path, lambda _: text, operation, expected_hash=note.hash)
     task = {"status": new, "text": lines[line - 1].rstrip("\r"), "file": path, "line": line}
     return ok(task=task, message=f"{path}:{line} [{old}] -> [{new}]")
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtui.models import IndexReport
 from kbtui.store.history import History
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
@@ -78,6 +79,18 @@ class WriteResult:
         return {**out, **self.extra, **more}
 
 
+def recover_writes(vault: Path, index_dir: Path, history: History) -> int:
+    """Finish the writes a killed process left half done (kbtui.vault.edit.swap.recover): a
+    note set aside goes back under its name, or into the history. Run before every write and
+    when a vault is opened, so after a crash each note holds its old bytes or its new ones.
+    Returns how many files were kept for the history."""
+    found = recover(index_dir / KEEP_FOLDER)
+    for kept, note in found:
+        with contextlib.suppress(ValueError):
+            history.note_kept(kept, note.relative_to(vault).as_posix(), None)
+    return len(found)
+
+
 def vault_path(raw: str) -> str:
     """A vault-relative POSIX path from what a caller gave; refuses escapes."""
     text = raw.strip().replace("\\", "/")
@@ -97,6 +110,7 @@ class NoteWriter:
         self.vault = parts.settings.vault
         self.keep = parts.settings.index_dir / KEEP_FOLDER
         self._own_history: History | None = None
+        self.last_report: IndexReport | None = None  # the index pass of the last write
 
     @property
     def history(self) -> History:
@@ -110,10 +124,7 @@ class NoteWriter:
     def _writing(self) -> Iterator[None]:
         """One write at a time in this process; half-done ones of a killed process first."""
         with self.parts.write_lock:
-            for kept, note in recover(self.keep):
-                with contextlib.suppress(ValueError):
-                    rel = note.relative_to(self.vault).as_posix()
-                    self.history.note_kept(kept, rel, None)
+            recover_writes(self.vault, self.parts.settings.index_dir, self.history)
             yield
             self.history.ingest_kept()
 
@@ -238,23 +249,56 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            data = text.encode("utf-8")
-            added = len(text.splitlines())
-            result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
-            result.extra["created"] = True
-            if dry_run:
-                result.diff = unified("", text, path)
-                return result
-            self.history.record(path, data, current().source, operation, added, 0)
-            full.parent.mkdir(parents=True, exist_ok=True)
-            if not inside(self.vault, full.parent):
-                raise ValidationError(f"{path!r} leaves the vault", field="path")
             try:
-                create_file(full, data)
+                return self._new(path, text, operation, dry_run)
             except FileExistsError:
                 raise ConflictError(f"{path} was created by another program meanwhile") from None
-            self._index([path])
+
+    def create_free(
+        self, folder: str, stem: str, text: str, operation: str, suffix: str = ".md"
+    ) -> WriteResult:
+        """A new note in `folder` at the first free name: `stem.md`, `stem 2.md`, ... (an
+        import, a new entity: never over a file, never refused for the name alone)."""
+        folder = folder.strip("/")
+        for n in range(1, 10_000):
+            name = f"{stem}{suffix}" if n == 1 else f"{stem} {n}{suffix}"
+            path = f"{folder}/{name}" if folder else name
+            self.check_scope(path)
+            with self._writing():
+                full = self.file(path)
+                if full.exists() or full.is_symlink():
+                    continue
+                try:
+                    return self._new(path, text, operation, False)
+                except FileExistsError:  # another program took the name meanwhile
+                    continue
+        raise ConflictError(f"no free file name for {stem!r} in {folder or 'the vault'!r}")
+
+    def _new(self, path: str, text: str, operation: str, dry_run: bool) -> WriteResult:
+        """Write a note that does not exist (UTF-8, the text's own line ends); FileExistsError
+        if a file took the name meanwhile (nothing written)."""
+        full = self.vault / path
+        data = text.encode("utf-8")
+        added = len(text.splitlines())
+        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
+        result.extra["created"] = True
+        if dry_run:
+            result.diff = unified("", text, path)
             return result
+        full.parent.mkdir(parents=True, exist_ok=True)
+        if not inside(self.vault, full.parent):  # a symbolic link out, made meanwhile
+            raise ValidationError(f"{path!r} leaves the vault", field="path")
+        if full.exists() or full.is_symlink():
+            raise FileExistsError(full)
+        self.history.record(path, data, current().source, operation, added, 0)
+        try:
+            create_file(full, data)
+        except FileExistsError:  # the history's newest version is what the file holds
+            with contextlib.suppress(OSError):
+                self.history.observe([(path, full.read_bytes())])
+            raise
+        self._index([path])
+        return result
 
     def remove(
         self,
@@ -300,4 +344,4 @@ class NoteWriter:
 
     def _index(self, paths: list[str]) -> None:
         """The index catches up before the answer: a search right after finds the words."""
-        self.parts.indexer.run(paths=paths)
+        self.last_report = self.parts.indexer.run(paths=paths)
