@@ -283,3 +283,36 @@ def test_imports_and_new_entities_are_created_with_their_history(kb: KnowledgeBa
     made = call(kb, "kg_create_entity", {"name": "Grace", "type": "person"})
     [version] = versions(kb, made["entity"]["source"])
     assert version.operation == "kg_create_entity"
+
+
+# -- the TUI's $EDITOR -------------------------------------------------------------------
+
+
+def test_an_edit_in_the_editor_is_recorded_as_the_tuis(kb: KnowledgeBase) -> None:
+    path, note = "win.md", kb.settings.vault / "win.md"
+    before = note.read_bytes()
+    opened = call(kb, "app_editor", {"path": path, "action": "open"}, who="tui")
+    assert opened["hash"] == content_hash(before)
+    note.write_bytes(before + "Neue Zeile: Känguru.\r\n".encode("cp1252"))  # the editor saves
+    kb.indexer.run(paths=[path])  # the watcher sees the save while the editor is open
+    saved = note.read_bytes()
+    back = {"path": path, "action": "closed", "hash": opened["hash"]}
+    closed = call(kb, "app_editor", back, who="tui")
+    assert (closed["added"], closed["removed"], closed["changed"]) == (1, 0, True)
+    history = versions(kb, path)
+    assert (history[0].source, history[0].operation) == ("tui", "edited in $EDITOR")
+    assert history[0].hash == content_hash(saved)
+    assert history[1].hash == content_hash(before)  # one version for the edit, not two
+    assert path in found(kb, "känguru")
+    kb.indexer.run(paths=[path])  # after the hand-over, saves are other programs' again
+    note.write_bytes(saved + b"later\r\n")
+    kb.indexer.run(paths=[path])
+    assert versions(kb, path)[0].source == "external"
+
+
+def test_an_editor_that_changed_nothing_adds_no_version(kb: KnowledgeBase) -> None:
+    opened = call(kb, "app_editor", {"path": "u16.md", "action": "open"}, who="tui")
+    count = len(versions(kb, "u16.md"))
+    back = {"path": "u16.md", "action": "closed", "hash": opened["hash"]}
+    closed = call(kb, "app_editor", back, who="tui")
+    assert closed["changed"] is False and len(versions(kb, "u16.md")) == count

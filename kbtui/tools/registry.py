@@ -133,6 +133,7 @@ TOOLS: dict[str, Tool] = {
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
         _app("app_reindex", browse.reindex),
+        _app("app_editor", browse.editor),
         _app("app_sql", browse.sql),
         Tool(
             APP_TOOLS["app_search"],

@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from kbtui.runtime.runtime import VaultHandle
+from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.tui.commands import KbCommands
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen
@@ -42,6 +43,7 @@ log = logging.getLogger("kbtui.tui")
 Opener = Callable[[Path | None], VaultHandle]
 Envelope = dict[str, Any]
 STATUS_SECONDS = 1.0
+TUI = Origin("tui")  # who the history says wrote what the TUI hands to $EDITOR
 STYLES = Path(__file__).parent
 STYLE_FILES = ("app.tcss", "screens/search.tcss", "screens/note.tcss", "screens/graph.tcss")
 
@@ -307,11 +309,17 @@ class KbApp(App[None]):
         self.notify(f"Opening {rel_path}")
 
     def edit_note(self, entity_id: str, rel_path: str) -> None:
-        """Open the note's file in $VISUAL / $EDITOR with the app suspended, then re-index
-        that file and show the result (the watcher would too, a moment later)."""
+        """Open the note's file in $VISUAL / $EDITOR with the app suspended. Its bytes go to
+        the history first; on return the edit is recorded as the TUI's ("edited in $EDITOR",
+        kbtui.tools.write.editor) and indexed, and the view shows it."""
         vault = self.vault_path()
         if vault is None:
             self.notify("The vault's folder is unknown.", severity="error")
+            return
+        with acting_as(TUI):
+            opened = self.tool("app_editor", {"path": rel_path, "action": "open"})
+        if not opened.get("ok"):
+            self.report_failure(opened)
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         command = [*shlex.split(editor), str(vault / rel_path)]
@@ -323,9 +331,25 @@ class KbApp(App[None]):
                 code = subprocess.call(command, stdin=subprocess.DEVNULL)
         except OSError as exc:
             self.notify(f"Cannot start {editor!r}: {exc}", severity="error")
-            return
-        if code != 0:
+            code = None
+        if code:
             self.notify(f"{editor} exited with status {code}", severity="warning")
         screen = self.screen
         reload = screen.action_reload if isinstance(screen, NoteScreen) else None
-        self.reindex([rel_path], reload)
+        self.took_in(rel_path, str(opened["hash"]), reload)
+
+    @work(thread=True, group="reindex")
+    def took_in(self, rel_path: str, before: str, then: Callable[[], None] | None) -> None:
+        """The note back from the editor: recorded in the history and indexed (even when the
+        editor failed to start: the hand-over ends either way)."""
+        with acting_as(TUI):
+            envelope = self.tool(
+                "app_editor", {"path": rel_path, "action": "closed", "hash": before}
+            )
+        if not envelope.get("ok"):
+            self.call_from_thread(self.report_failure, envelope)
+        elif envelope.get("report"):
+            self.last_change = report_summary(envelope["report"]) or self.last_change
+        self.call_from_thread(self.poll_status)
+        if then is not None:
+            self.call_from_thread(then)

@@ -89,6 +89,7 @@ class History:
         self._con.execute("PRAGMA synchronous=NORMAL")
         self._con.executescript(_SCHEMA)
         self._con.commit()
+        self._attributed: dict[str, tuple[str, str]] = {}
 
     def close(self) -> None:
         with self._lock:
@@ -138,10 +139,20 @@ class History:
             newest = self.newest(path)
             if newest is None or newest.hash != content_hash(data):
                 operation = "seen" if newest is None else "edited outside kbtui"
-                fresh.append((path, data, source, operation, 0, 0))
+                who, operation = self._attributed.get(path, (source, operation))
+                fresh.append((path, data, who, operation, 0, 0))
         if fresh:
             self.record_many(fresh)
         return len(fresh)
+
+    def attribute(self, path: str, source: str | None, operation: str = "") -> None:
+        """From now on, what `observe` finds new in `path` is `source`'s `operation` (a note
+        handed to an editor for the TUI: its saves are the TUI's); None ends it."""
+        with self._lock:
+            if source is None:
+                self._attributed.pop(path, None)
+            else:
+                self._attributed[path] = (source, operation)
 
     def observe_deleted(self, paths: Iterable[str]) -> None:
         gone = [(p, None, "external", "deleted outside kbtui", 0, 0) for p in paths]
