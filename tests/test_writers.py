@@ -269,6 +269,37 @@ def test_a_merge_deletes_for_good_when_obsidian_says_so(kb: KnowledgeBase) -> No
     assert kb.history.data(str(versions(kb, "people/beatrix.md")[1].hash)) == DUP_B
 
 
+def test_a_caller_held_to_folders_changes_nothing_outside_them(kb: KnowledgeBase) -> None:
+    """Every writer asks NoteWriter.check_scope for each note before it writes any: a merge
+    whose source, or a rename whose linking note, lies outside the folders is refused whole."""
+    vault = kb.settings.vault
+    (vault / "fan.md").write_text("# Fan\n\nOf [[beatrix]].\n")  # outside people/
+    kb.indexer.run(paths=["fan.md"])
+    before = {p: p.read_bytes() for p in vault.rglob("*.md")}
+    held = Origin("mcp:x", write_folders=("people",))
+    target = kb.store.entity_ids_at(["Target.md"])["Target.md"]
+    for name, args in (
+        ("kg_merge_entities", {"targetEntityId": "person:bea", "sourceEntityIds": ["person:ada"]}),
+        (
+            "kg_merge_entities",
+            {"targetEntityId": "person:bea", "sourceEntityIds": ["project:engine"]},
+        ),
+        ("kg_rename_entity", {"entityId": "person:beatrix", "newName": "Bee"}),
+        ("kg_rename_entity", {"entityId": target, "newName": "people/Goal"}),
+        ("task_update", {"file": "chores.md", "line": 4, "status": "done"}),
+    ):
+        with acting_as(held):
+            answer = kb.call(name, args)
+        if name == "kg_merge_entities" and "person:ada" in args["sourceEntityIds"]:
+            assert answer["ok"], answer  # both notes in people/: allowed
+            continue
+        assert answer["error_type"] == "ForbiddenError", (name, answer)
+        assert "mcp:x may write only in people" in answer["message"]
+    assert not (vault / "people/ada.md").exists()  # the allowed merge: to the trash
+    changed = {p for p, data in before.items() if not p.exists() or p.read_bytes() != data}
+    assert changed == {vault / "people/ada.md", vault / "people/bea.md"}
+
+
 def test_imports_and_new_entities_are_created_with_their_history(kb: KnowledgeBase) -> None:
     imported = call(
         kb,

@@ -38,6 +38,9 @@ def main(ctx: click.Context, vault: str | None) -> None:
     """kbtui: search and walk a markdown vault from the terminal.
 
     Without a command, opens the TUI on the vault (same as `kbtui tui`)."""
+    from kbtui.tools.write.origin import Origin, acting_as
+
+    ctx.with_resource(acting_as(Origin("cli")))  # the writer history names (TUI, MCP: theirs)
     if ctx.invoked_subcommand is None:
         ctx.invoke(tui, vault=vault)
 

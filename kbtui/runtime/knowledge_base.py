@@ -50,7 +50,8 @@ class KnowledgeBase:
         self._ann_state = "off" if ann is None else "opening"
         self.search_service = SearchService(store, embedder, ann, settings.hnsw_min_chunks)
         # every version of the notes, written and seen (kbtui.tools.write); beside the index
-        self.history = History(settings.index_dir)
+        self.history = History(settings.index_dir, keep_days=settings.history_days)
+        self.history.prune()  # versions past the keep period (each note's newest stays)
         self.indexer = Indexer(settings, store, embedder, history=self.history)
         self.topics = TopicService(self.search_service, released)
         self.tools = Toolset(

@@ -17,7 +17,7 @@ from typing import Any
 from kbtui.models import IndexReport
 from kbtui.store import DatabaseError, QueryRefused
 from kbtui.tokenize import searchable
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, KB_SEARCH, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, KB_SEARCH, Effects, ToolSpec
 from kbtui.tools.envelope import ValidationError, ok
 from kbtui.tools.params import Param
 from kbtui.tools.parts import VaultParts
@@ -105,6 +105,7 @@ APP_TOOLS = {
                 ),
             },
             {"report": None},
+            effects=Effects(destructive=False, scoped=True),  # the history, not the note
         ),
         ToolSpec(
             "app_sql",

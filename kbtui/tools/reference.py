@@ -47,7 +47,22 @@ def render_tool(spec: ToolSpec) -> str:
     table = "| argument | type | default | allowed | what it is |\n|---|---|---|---|---|\n"
     table += "\n".join(rows) if rows else "| (none) | | | | |"
     description = " ".join(spec.description.split())
-    return f"{_SECTION}{spec.name}`\n\n{description}\n\n{table}\n"
+    return f"{_SECTION}{spec.name}`\n\n{description}\n\n{effects(spec)}\n\n{table}\n"
+
+
+def effects(spec: ToolSpec) -> str:
+    """What the tool does to the vault, in words, from the annotations it publishes."""
+    e = spec.effects
+    if e.read_only:
+        return "*Reads only.*"
+    text = "Writes; may replace or remove text" if e.destructive else "Writes; takes no text away"
+    if e.read_when is not None:
+        name, values = e.read_when
+        reads = " or ".join(f"`{_json(v)}`" for v in values)
+        text += f"; only reads with `{name}` {reads}"
+    if e.idempotent:
+        text += "; a repeat changes nothing more"
+    return f"*{text}.*"
 
 
 def sections(page: str) -> dict[str, str]:

@@ -38,6 +38,7 @@ from kbtui.tools.obsidian import notes as obsidian_notes
 from kbtui.tools.obsidian import tasks as obsidian_tasks
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.scope import check_call
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
 
@@ -174,6 +175,7 @@ class Toolset:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)
 
         def run() -> dict[str, Any]:
+            check_call(tool.spec, args)  # the caller's scope (kbtui mcp --read-only ...)
             checked = validate(tool.spec.params, args)
             try:
                 return tool.run(self, checked)

@@ -39,11 +39,11 @@ from kbtui.tui.widgets.graph_walk import NeighboursPane
 from kbtui.tui.widgets.status import pass_summary, report_summary
 
 log = logging.getLogger("kbtui.tui")
+TUI = Origin("tui")
 
 Opener = Callable[[Path | None], VaultHandle]
 Envelope = dict[str, Any]
 STATUS_SECONDS = 1.0
-TUI = Origin("tui")  # who the history says wrote what the TUI hands to $EDITOR
 STYLES = Path(__file__).parent
 STYLE_FILES = ("app.tcss", "screens/search.tcss", "screens/note.tcss", "screens/graph.tcss")
 
@@ -116,7 +116,8 @@ class KbApp(App[None]):
         if handle is None:
             return failed("UnavailableError", "the vault is not open yet")
         try:
-            return handle.call(name, args or {})
+            with acting_as(TUI):  # the history names the TUI as the writer
+                return handle.call(name, args or {})
         except Exception as exc:
             log.exception("%s failed", name)
             return failed(type(exc).__name__, str(exc) or type(exc).__name__)
@@ -316,8 +317,7 @@ class KbApp(App[None]):
         if vault is None:
             self.notify("The vault's folder is unknown.", severity="error")
             return
-        with acting_as(TUI):
-            opened = self.tool("app_editor", {"path": rel_path, "action": "open"})
+        opened = self.tool("app_editor", {"path": rel_path, "action": "open"})  # as the TUI
         if not opened.get("ok"):
             self.report_failure(opened)
             return
@@ -342,10 +342,7 @@ class KbApp(App[None]):
     def took_in(self, rel_path: str, before: str, then: Callable[[], None] | None) -> None:
         """The note back from the editor: recorded in the history and indexed (even when the
         editor failed to start: the hand-over ends either way)."""
-        with acting_as(TUI):
-            envelope = self.tool(
-                "app_editor", {"path": rel_path, "action": "closed", "hash": before}
-            )
+        envelope = self.tool("app_editor", {"path": rel_path, "action": "closed", "hash": before})
         if not envelope.get("ok"):
             self.call_from_thread(self.report_failure, envelope)
         elif envelope.get("report"):

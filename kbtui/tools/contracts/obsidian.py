@@ -3,7 +3,7 @@ the daily note. Kept short: every character of a description is an assistant's c
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import ADDS, READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 _NOTE = Param("string", "A vault path or a note name as a link would reach it.", max_length=500)
@@ -12,10 +12,9 @@ VAULT_TOOLS = {
     for t in (
         ToolSpec(
             "vault_links",
-            "Obsidian's link lists, resolved as Obsidian does (wikilinks and markdown links, "
-            "attachments): backlinks of a note (files with counts), links out of a note, "
-            "unresolved links (with counts and sources), orphans (no links in), deadends "
-            "(no links out).",
+            "Obsidian's link lists, resolved as Obsidian does (wikilinks, markdown links, "
+            "attachments): a note's backlinks (with counts) or links out; unresolved links "
+            "(counts, sources); orphans (no links in); deadends (no links out).",
             {
                 "kind": Param(
                     "string",
@@ -28,6 +27,7 @@ VAULT_TOOLS = {
                 ),
             },
             {"results": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "tasks_list",
@@ -50,6 +50,7 @@ VAULT_TOOLS = {
                 "limit": Param("integer", "Max tasks.", default=100, minimum=1, maximum=1_000_000),
             },
             {"results": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "task_update",
@@ -68,6 +69,7 @@ VAULT_TOOLS = {
                 "text": Param("string", "The task's line as listed, to check it.", max_length=2000),
             },
             {"task": None},
+            effects=Effects(destructive=False, scoped=True),  # one status character, in history
         ),
         ToolSpec(
             "daily_append",
@@ -82,6 +84,7 @@ VAULT_TOOLS = {
                 ),
             },
             {"path": None},
+            effects=ADDS,
         ),
     )
 }

@@ -153,14 +153,26 @@ class NoteWriter:
             raise ConflictError(f"{path} is not edited: {exc}") from exc
 
     def check_scope(self, path: str) -> None:
+        """ForbiddenError unless the current origin may write `path`: by the path given and,
+        held to folders, by where it leads (a symbolic link to another folder counts there)."""
         origin = current()
         if origin.read_only:
             raise ForbiddenError(f"{origin.source} is read-only here: {path} was not written")
-        if not origin.allows(path):
+        if not origin.allows(path) or (
+            origin.write_folders and not origin.allows(self._real(path))
+        ):
             folders = ", ".join(origin.write_folders)
             raise ForbiddenError(
                 f"{origin.source} may write only in {folders}: {path} was not written"
             )
+
+    def _real(self, path: str) -> str:
+        """Where `path` leads, links followed, relative to the vault ("/" when outside)."""
+        try:
+            real = (self.vault / path).resolve().relative_to(self.vault.resolve())
+        except (OSError, ValueError):
+            return "/"
+        return real.as_posix()
 
     @staticmethod
     def check_expected(path: str, note: NoteText | None, expected: str | None) -> None:
@@ -288,15 +300,8 @@ class NoteWriter:
         full.parent.mkdir(parents=True, exist_ok=True)
         if not inside(self.vault, full.parent):  # a symbolic link out, made meanwhile
             raise ValidationError(f"{path!r} leaves the vault", field="path")
-        if full.exists() or full.is_symlink():
-            raise FileExistsError(full)
-        self.history.record(path, data, current().source, operation, added, 0)
-        try:
-            create_file(full, data)
-        except FileExistsError:  # the history's newest version is what the file holds
-            with contextlib.suppress(OSError):
-                self.history.observe([(path, full.read_bytes())])
-            raise
+        create_file(full, data)  # FileExistsError: taken meanwhile, nothing written
+        self.history.record(path, data, current().source, operation, added, 0)  # once it exists
         self._index([path])
         return result
 

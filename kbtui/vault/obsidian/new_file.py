@@ -1,0 +1,26 @@
+"""Where Obsidian puts a new note: `.obsidian/app.json`'s "Default location for new notes"
+(`newFileLocation`: "root", "current" or "folder" with `newFileFolderPath`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+
+
+def new_file_folder(vault: Path) -> str:
+    """The vault-relative folder of a new note ("" for the root): `newFileFolderPath` when
+    `newFileLocation` is "folder"; the root for "root", for "current" (a note made outside
+    the app has no current file) and when unset, unreadable or leading out of the vault."""
+    try:
+        raw = json.loads((vault / ".obsidian" / "app.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(raw, dict) or raw.get("newFileLocation") != "folder":
+        return ""
+    folder = raw.get("newFileFolderPath")
+    if not isinstance(folder, str):
+        return ""
+    parts = PurePosixPath(folder.replace("\\", "/").strip().strip("/")).parts
+    if any(p in ("..", ".") or p.startswith(".") for p in parts):
+        return ""  # out of the vault, or hidden (never indexed)
+    return "/".join(parts)
