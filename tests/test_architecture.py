@@ -46,6 +46,7 @@ ROOMS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("contracts",),
         ("write",),
         ("graph", "obsidian"),
+        ("notes",),
         ("*",),
     ),
     "vault": (("obsidian", "attachments"), ("*",), ("edit",)),

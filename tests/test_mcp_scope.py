@@ -124,11 +124,15 @@ def test_every_published_tool_says_what_it_does_to_the_vault() -> None:
         "knowledge_import", "kg_create_entity", "kg_create_relationship",
         "kg_extract_from_text", "kg_extract_from_memory", "kg_merge_entities",
         "kg_rename_entity", "task_update", "daily_append",
+        "note_write", "note_edit", "note_delete", "note_history",
     }  # fmt: skip
     destructive = {
         n for n, s in PUBLISHED.items() if s.effects.annotations().get("destructiveHint")
     }
-    assert destructive == {"kg_merge_entities", "kg_rename_entity"}
+    assert destructive == {
+        "kg_merge_entities", "kg_rename_entity", "note_write", "note_edit", "note_delete",
+        "note_history",
+    }  # fmt: skip
     # a call that only reads is a read, whatever the tool may do otherwise
     extract = PUBLISHED["kg_extract_from_text"]
     assert extract.reads({"text": "x"}) and not extract.reads({"text": "x", "persist": True})
@@ -214,7 +218,7 @@ def test_read_only_hides_the_writes_and_refuses_them_as_forbidden(runtime: Vault
     scope = McpScope(read_only=True)
     with served(runtime, scope) as server, client(server, full_token(runtime), "Claude") as mcp:
         names = {t.name for t in mcp.tools()}
-        assert names == READ_ONLY | EXTRACTORS  # extracting without persist reads
+        assert names == READ_ONLY | EXTRACTORS | {"note_history"}  # their default call reads
         why = mcp.refused("kg_create_entity", NEW_ENTITY, "ForbiddenError")
         assert why == "mcp:Claude is read-only here: kg_create_entity writes; not run"
         merge = {"targetEntityId": "person:andrei_clodius", "sourceEntityIds": ["person:x_y"]}
@@ -242,7 +246,7 @@ def test_the_read_only_token_searches_and_cannot_write(settings: Settings) -> No
             with served(forwarder, read_token=read_token) as server:
                 with client(server, read_token, "reader") as mcp:
                     names = {t.name for t in mcp.tools()}
-                    assert names == READ_ONLY | EXTRACTORS
+                    assert names == READ_ONLY | EXTRACTORS | {"note_history"}
                     found = mcp.call("kb_search", {"query": "watch", "mode": "keyword"})
                     assert found["ok"] and found["results"]
                     why = mcp.refused("kg_create_entity", NEW_ENTITY, "ForbiddenError")

@@ -85,10 +85,12 @@ def _rows(tool: str, props: Mapping[str, Any], prefix: str, required: set[str]) 
         default = f"`{_json(prop['default'])}`" if "default" in prop else ""
         yield (
             f"| `{prefix}{name}` | {kind} | {default} | {_allowed(prop)} "
-            f"| {_cell(prop['description'])} |"
+            f"| {_cell(prop.get('description') or prop.get('items', {}).get('description', ''))} |"
         )
         if "properties" in prop:
             yield from _rows(tool, prop["properties"], f"{prefix}{name}.", set())
+        if "properties" in prop.get("items", {}):  # a list of objects: their fields
+            yield from _rows(tool, prop["items"]["properties"], f"{prefix}{name}[].", set())
 
 
 def _type(prop: Mapping[str, Any]) -> str:

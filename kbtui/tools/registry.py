@@ -23,6 +23,7 @@ from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import APP_GRAPH_MAP, KG_GRAPH_IMAGE
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
+from kbtui.tools.contracts.notes import NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import context, map_tools
@@ -32,6 +33,9 @@ from kbtui.tools.graph.rename import Renamer
 from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
+from kbtui.tools.notes import edit as note_edit
+from kbtui.tools.notes import files as note_files
+from kbtui.tools.notes import history as note_history
 from kbtui.tools.obsidian import daily as obsidian_daily
 from kbtui.tools.obsidian import links as obsidian_links
 from kbtui.tools.obsidian import notes as obsidian_notes
@@ -118,6 +122,16 @@ TOOLS: dict[str, Tool] = {
         Tool(VAULT_TOOLS["tasks_list"], lambda t, a: obsidian_tasks.tasks_list(t.parts, a)),
         Tool(VAULT_TOOLS["task_update"], lambda t, a: obsidian_tasks.task_update(t.parts, a)),
         Tool(VAULT_TOOLS["daily_append"], lambda t, a: obsidian_daily.daily_append(t.parts, a)),
+        *(
+            Tool(NOTE_TOOLS[name], _vault_app(run))
+            for name, run in (
+                ("note_read", note_files.note_read),
+                ("note_write", note_files.note_write),
+                ("note_edit", note_edit.note_edit),
+                ("note_delete", note_files.note_delete),
+                ("note_history", note_history.note_history),
+            )
+        ),
         *(
             Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
             for name, run in (

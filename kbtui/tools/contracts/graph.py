@@ -9,13 +9,8 @@ from kbtui.tools.params import Param
 PHASES = ("observation", "reasoning", "planning", "action", "reflection")
 
 _ID = r"^[a-z_]+:[a-z0-9_]+$"
-CHANNEL = Param(
-    "string",
-    "Entity namespace; omit for the vault's.",
-    min_length=1,
-    max_length=100,
-    pattern=r"^[A-Za-z0-9_.:-]+$",
-)
+# the spec's namespace; the vault is one: said in no words to save an assistant's context
+CHANNEL = Param("string", "", pattern=r"^[A-Za-z0-9_.:-]{1,100}$")
 
 
 # a repeat of the same call changes nothing more (the entity or relation is there)

@@ -30,10 +30,9 @@ APP_GRAPH_MAP = ToolSpec(
 
 KG_GRAPH_IMAGE = ToolSpec(
     "kg_graph_image",
-    "Draw part of the knowledge graph as an SVG to show the user: an entity and its "
-    "neighbours to `depth` hops (a hub keeps its most linked and used ones, plus '+N more'), "
-    "or without entityId the vault's entity types as groups. Nodes coloured by type, with a "
-    "legend. Returns `svg` (a standalone document), nodeCount and edgeCount.",
+    "Draw part of the knowledge graph as SVG for the user: an entity and its neighbours to "
+    "`depth` hops (hubs keep their most linked, '+N more'), or without entityId the entity "
+    "types as groups. Returns svg, nodeCount, edgeCount.",
     {
         "entityId": Param(
             "string",

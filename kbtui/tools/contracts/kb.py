@@ -82,11 +82,10 @@ class ToolSpec:
 
 KB_SEARCH = ToolSpec(
     "kb_search",
-    "Search the knowledge base (the user's markdown vault: people, projects, meetings, notes) "
-    "with a natural-language question. Hybrid semantic + keyword ranking; one result per "
-    "note with its entity id, title, a snippet (<= 200 chars) and a score in 0..1 (>= 0.6 "
-    "strong, < 0.3 weak). Empty results are a valid answer, not an error. Use kb_get with a "
-    "result's id for the full note.",
+    "Search the user's markdown vault (people, projects, meetings, notes) with a "
+    "natural-language question. Hybrid semantic + keyword; one result per note: entity id, "
+    "title, snippet, score 0..1 (>= 0.6 strong, < 0.3 weak). Empty results are a valid "
+    "answer. kb_get a result's id for the whole note.",
     {
         "query": Param(
             "string", "What to look for, 3-500 characters.", True, min_length=3, max_length=500
@@ -131,7 +130,8 @@ KB_GET = ToolSpec(
     "kb_get",
     "Get one whole note by its exact entity id (type:name, e.g. person:andrei_clodius, as "
     "returned by kb_search): full content with all chunks joined in order, frontmatter "
-    "metadata and chunks_count. Ids are case-sensitive. Faster than kb_search.",
+    "metadata, chunks_count and the file's hash (note_edit's expected_hash). Ids are "
+    "case-sensitive. Faster than kb_search.",
     {
         "id": Param(
             "string",
@@ -173,9 +173,8 @@ GET_CHUNK = ToolSpec(
 
 KNOWLEDGE_IMPORT = ToolSpec(
     "knowledge_import",
-    "Save a document into the user's vault as a new markdown note (in the imports folder), "
-    "split into chunks of chunk_size characters overlapping by chunk_overlap, and index it "
-    "so it is searchable at once. Never overwrites an existing note.",
+    "Save a document as a new markdown note in the vault's imports folder, chunked "
+    "(chunk_size, chunk_overlap) and indexed at once. Never overwrites a note.",
     {
         "title": Param("string", "Document title.", True, min_length=1, max_length=300),
         "content": Param(

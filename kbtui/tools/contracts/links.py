@@ -35,11 +35,10 @@ LINK_TOOLS = {
         ToolSpec(
             "kg_rename_entity",
             "Rename or move an entity's note; every link to it (body and frontmatter, any "
-            "form: [[Old]], [[Old|label]], [[Old#Heading]], ![[Old]], path forms, other "
-            "case) is rewritten, labels and headings kept. All files change or none. Use "
-            "dryRun to see the changes first. A name another note already answers to is "
-            "refused unless force; the answer's retargeted lists links that would change "
-            "target.",
+            "form: [[Old|label]], [[Old#Heading]], ![[Old]], paths, other case) is "
+            "rewritten. All files change or none; dryRun shows the changes. A name another "
+            "note answers to is refused unless force; `retargeted` lists links that would "
+            "change target.",
             {
                 "entityId": _entity_id("The entity to rename, e.g. person:ines_duarte."),
                 "newName": Param(

@@ -126,7 +126,7 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         if args["action"] == "set":
             if args.get("value") is None:
                 raise ValidationError("value is required to set a property", field="value")
-            kind = args.get("type") or _type_of(parts, path, text, name, args["value"])
+            kind = args.get("type") or property_type(parts, path, text, name, args["value"])
             value = typed_value(args["value"], kind)
             new = set_property(text, name, value)
         else:
@@ -143,7 +143,7 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _type_of(parts: VaultParts, path: str, text: str, name: str, raw: str) -> str:
+def property_type(parts: VaultParts, path: str, text: str, name: str, raw: str) -> str:
     """The type of property `name` as Obsidian has it: `.obsidian/types.json`, else the
     value it holds in this note, else the first value another note holds (the index), else
     the text's own form (a number, true/false, else text)."""

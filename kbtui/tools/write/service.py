@@ -43,6 +43,11 @@ class StaleNoteError(ConflictError):
     def __init__(self, message: str, current_hash: str | None) -> None:
         super().__init__(message)
         self.current_hash = current_hash
+        self.extra = {"current_hash": current_hash}  # in the answer: what to read again
+
+
+class NameTaken(ConflictError):
+    """A new note's name was taken by another program as it was created (nothing written)."""
 
 
 class ForbiddenError(ToolError):
@@ -261,16 +266,13 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            try:
-                return self._new(path, text, operation, dry_run)
-            except FileExistsError:
-                raise ConflictError(f"{path} was created by another program meanwhile") from None
+            return self._create(path, text.encode("utf-8"), text, operation, dry_run)
 
     def create_free(
         self, folder: str, stem: str, text: str, operation: str, suffix: str = ".md"
     ) -> WriteResult:
         """A new note in `folder` at the first free name: `stem.md`, `stem 2.md`, ... (an
-        import, a new entity: never over a file, never refused for the name alone)."""
+        import: never over a file, never refused for the name alone)."""
         folder = folder.strip("/")
         for n in range(1, 10_000):
             name = f"{stem}{suffix}" if n == 1 else f"{stem} {n}{suffix}"
@@ -281,29 +283,61 @@ class NoteWriter:
                 if full.exists() or full.is_symlink():
                     continue
                 try:
-                    return self._new(path, text, operation, False)
-                except FileExistsError:  # another program took the name meanwhile
+                    return self._create(path, text.encode("utf-8"), text, operation, False)
+                except NameTaken:  # another program took the name meanwhile
                     continue
         raise ConflictError(f"no free file name for {stem!r} in {folder or 'the vault'!r}")
 
-    def _new(self, path: str, text: str, operation: str, dry_run: bool) -> WriteResult:
-        """Write a note that does not exist (UTF-8, the text's own line ends); FileExistsError
-        if a file took the name meanwhile (nothing written)."""
-        full = self.vault / path
-        data = text.encode("utf-8")
+    def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
+        """A note where there is none (never over a file another program just made); in the
+        history once it is there, so a refused create leaves no version behind."""
+        full = self.file(path)
         added = len(text.splitlines())
-        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
+        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry)
         result.extra["created"] = True
-        if dry_run:
+        if dry:
             result.diff = unified("", text, path)
             return result
         full.parent.mkdir(parents=True, exist_ok=True)
-        if not inside(self.vault, full.parent):  # a symbolic link out, made meanwhile
+        if not inside(self.vault, full.parent):
             raise ValidationError(f"{path!r} leaves the vault", field="path")
-        create_file(full, data)  # FileExistsError: taken meanwhile, nothing written
-        self.history.record(path, data, current().source, operation, added, 0)  # once it exists
+        try:
+            create_file(full, data)
+        except FileExistsError:
+            raise NameTaken(f"{path} was created by another program meanwhile") from None
+        self.history.record(path, data, current().source, operation, added, 0)
         self._index([path])
         return result
+
+    def restore(
+        self, path: str, number: int, expected_hash: str | None = None, dry_run: bool = False
+    ) -> WriteResult:
+        """Put version `number` of `path` back, its very bytes (a write like any other:
+        undoable, refused as stale if the note is not what the caller read); a deleted note
+        comes back at its path."""
+        self.check_scope(path)
+        with self._writing():
+            version = self.history.version(path, number)
+            if version is None:
+                raise NotFoundError(f"{path} has no version {number}")
+            if version.hash is None:
+                raise ValidationError(
+                    f"version {number} of {path} is its deletion; restore an older one",
+                    field="version",
+                )
+            data = self.history.data(version.hash)
+            try:
+                text = decode_for_edit(data).text
+            except EncodingError:
+                text = data.decode("utf-8", errors="replace")
+            operation = f"restore v{number}"
+            full = self.file(path)
+            if not (full.exists() or full.is_symlink()):
+                self.check_expected(path, None, expected_hash)
+                return self._create(path, data, text, operation, dry_run)
+            note = self.read(path)
+            self.check_expected(path, note, expected_hash)
+            return self._replace(path, note, data, text, operation, dry_run)
 
     def remove(
         self,
