@@ -312,17 +312,41 @@ class KbApp(App[None]):
     def edit_note(self, entity_id: str, rel_path: str) -> None:
         """Open the note's file in $VISUAL / $EDITOR with the app suspended. Its bytes go to
         the history first; on return the edit is recorded as the TUI's ("edited in $EDITOR",
-        kbtui.tools.write.editor) and indexed, and the view shows it."""
+        kbtui.tools.write.editor) and indexed, and the view shows it. The calls run in a
+        worker (a save may hold the index a moment); the editor on the app's thread."""
         vault = self.vault_path()
         if vault is None:
             self.notify("The vault's folder is unknown.", severity="error")
             return
+        screen = self.screen
+        reload = screen.action_reload if isinstance(screen, NoteScreen) else None
+        self.hand_to_editor(vault, rel_path, reload)
+
+    @work(thread=True, group="editor")
+    def hand_to_editor(
+        self, vault: Path, rel_path: str, then: Callable[[], None] | None = None
+    ) -> None:
         opened = self.tool("app_editor", {"path": rel_path, "action": "open"})  # as the TUI
         if not opened.get("ok"):
-            self.report_failure(opened)
+            self.call_from_thread(self.report_failure, opened)
             return
+        try:
+            self.call_from_thread(self.run_editor, vault / rel_path)
+        finally:  # the hand-over ends even when the editor did not start
+            back = {"path": rel_path, "action": "closed", "hash": opened["hash"]}
+            envelope = self.tool("app_editor", back)
+        if not envelope.get("ok"):
+            self.call_from_thread(self.report_failure, envelope)
+        elif envelope.get("report"):
+            self.last_change = report_summary(envelope["report"]) or self.last_change
+        self.call_from_thread(self.poll_status)
+        if then is not None:
+            self.call_from_thread(then)
+
+    def run_editor(self, file: Path) -> None:
+        """$VISUAL / $EDITOR on `file`, the app suspended while it runs."""
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        command = [*shlex.split(editor), str(vault / rel_path)]
+        command = [*shlex.split(editor), str(file)]
         try:
             try:
                 with self.suspend():
@@ -331,22 +355,6 @@ class KbApp(App[None]):
                 code = subprocess.call(command, stdin=subprocess.DEVNULL)
         except OSError as exc:
             self.notify(f"Cannot start {editor!r}: {exc}", severity="error")
-            code = None
-        if code:
+            return
+        if code != 0:
             self.notify(f"{editor} exited with status {code}", severity="warning")
-        screen = self.screen
-        reload = screen.action_reload if isinstance(screen, NoteScreen) else None
-        self.took_in(rel_path, str(opened["hash"]), reload)
-
-    @work(thread=True, group="reindex")
-    def took_in(self, rel_path: str, before: str, then: Callable[[], None] | None) -> None:
-        """The note back from the editor: recorded in the history and indexed (even when the
-        editor failed to start: the hand-over ends either way)."""
-        envelope = self.tool("app_editor", {"path": rel_path, "action": "closed", "hash": before})
-        if not envelope.get("ok"):
-            self.call_from_thread(self.report_failure, envelope)
-        elif envelope.get("report"):
-            self.last_change = report_summary(envelope["report"]) or self.last_change
-        self.call_from_thread(self.poll_status)
-        if then is not None:
-            self.call_from_thread(then)
