@@ -14,7 +14,7 @@ from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.edit.sections import append_text, prepend_text
 from kbtui.vault.edit.write import inside
-from kbtui.vault.obsidian.daily import daily_path, new_daily_text
+from kbtui.vault.obsidian.daily import daily_path, new_daily_text, template_warnings
 
 
 def _day(raw: str | None) -> dt.date:
@@ -46,13 +46,16 @@ def daily(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     inline = bool(args.get("inline"))
     add = append_text if action == "append" else prepend_text
     operation = f"daily:{action}"
+    warnings: list[str] = []  # what a new note's template holds that kbtui does not fill in
     if exists:  # in the note's own encoding and line endings
         writer.edit(path, lambda note: add(note.text, note.newline, content, inline), operation)
     else:
         start = new_daily_text(vault, day, dt.datetime.now())
+        warnings = template_warnings(vault)
         writer.create(path, add(start, "\n", content, inline), f"{operation} (new daily note)")
     verb = "Appended to" if action == "append" else "Prepended to"
-    return ok(path=path, created=not exists, message=f"{verb} {path}")
+    said = {"warnings": warnings} if warnings else {}
+    return ok(path=path, created=not exists, message=f"{verb} {path}", **said)
 
 
 def daily_append(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
