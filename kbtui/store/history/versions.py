@@ -186,14 +186,24 @@ class History:
             raise KeyError(digest)
         return zlib.decompress(row[0])
 
-    def recent(self, limit: int = 100, since: float = 0.0) -> list[Version]:
-        """The latest versions across the vault, newest first (what changed, by whom)."""
+    def recent(self, limit: int = 100, since: float = 0.0, changes: bool = False) -> list[Version]:
+        """The latest versions across the vault, newest first (what changed, by whom);
+        `changes`: without the first sight of a note (operation "seen"), which changed
+        nothing."""
+        seen = " AND operation != 'seen'" if changes else ""
         with self._lock:
             rows = self._con.execute(
-                f"SELECT {_COLUMNS} FROM versions WHERE time >= ? ORDER BY id DESC LIMIT ?",
+                f"SELECT {_COLUMNS} FROM versions WHERE time >= ?{seen} ORDER BY id DESC LIMIT ?",
                 (since, limit),
             ).fetchall()
         return [_version(r) for r in rows]
+
+    def last_id(self) -> int:
+        """A number that grows with every version recorded (0: none): a cheap way for a
+        front end to notice that a note was written, by whichever process."""
+        with self._lock:
+            row = self._con.execute("SELECT coalesce(max(id), 0) FROM versions").fetchone()
+        return int(row[0])
 
     def paths(self) -> list[str]:
         with self._lock:
