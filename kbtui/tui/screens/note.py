@@ -19,6 +19,7 @@ from kbtui.cells import cell_safe
 from kbtui.tui.messages import NoteDetails, NoteLoaded, OpenNote, ShowGraph
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note_side import PANELS, ObsidianPanels
+from kbtui.tui.widgets.base_embed import clear_embeds
 from kbtui.tui.widgets.note_panels import HEADING_PREFIX, heading_block
 from kbtui.tui.widgets.note_parts import (
     WIKILINK_SCHEME,
@@ -257,6 +258,7 @@ class NoteScreen(ObsidianPanels):
         same = self.note is not None and self.note.get("id") == message.entity_id
         note = self.note = message.note
         body = self.query_one("#note-body", Markdown)
+        clear_embeds(body)  # the last note's bases, never drawn above this one
         title = self.query_one("#note-title", Static)
         if not note.get("ok"):
             title.update(Text(f"✗ {message.entity_id}", style="bold red"))
