@@ -163,3 +163,23 @@ def test_status_counts_writes(tmp_path: Path) -> None:
         assert after["index"]["passes"] == before["index"]["passes"]
     finally:
         runtime.close()
+
+
+def test_note_ids_by_path(kb: KnowledgeBase) -> None:
+    good(kb, "note_write", {"path": "/Fresh", "content": "a\n"})
+    ids = good(kb, "app_note_ids", {"paths": ["Fresh.md", "Plan.md", "Nope.md"]})["ids"]
+    assert ids == {"Fresh.md": "note:fresh", "Plan.md": "note:plan"}
+
+
+def test_an_outside_edit_is_listed_with_its_lines(kb: KnowledgeBase) -> None:
+    """Another program's save, as the indexer reads it, counts its lines like a write."""
+    file = kb.settings.vault / "Plan.md"
+    file.write_text(PLAN.replace("- one\n", "- one, done\n- two\n"))
+    kb.indexer.run(paths=["Plan.md"])
+    change = good(kb, "app_changes", {})["changes"][0]
+    assert (change["path"], change["source"], change["operation"]) == (
+        "Plan.md",
+        "external",
+        "edited outside kbtui",
+    )
+    assert (change["added"], change["removed"]) == (2, 1)

@@ -138,6 +138,7 @@ TOOLS: dict[str, Tool] = {
             for name, run in (
                 ("app_new_note", note_changes.app_new_note),
                 ("app_changes", note_changes.app_changes),
+                ("app_note_ids", note_changes.app_note_ids),
             )
         ),
         *(

@@ -140,4 +140,19 @@ APP_CHANGES = ToolSpec(
     {"changes": []},
     effects=Effects(read_when=("action", ("list", "diff")), scoped=True),
 )
-APP_NOTE_TOOLS = {t.name: t for t in (APP_NEW_NOTE, APP_CHANGES)}
+APP_NOTE_IDS = ToolSpec(
+    "app_note_ids",
+    "The entity ids of indexed notes by their vault paths (a note just written, to open it).",
+    {
+        "paths": Param(
+            "array",
+            "Vault paths.",
+            True,
+            items=Param("string", "", max_length=1000),
+            max_items=1000,
+        ),
+    },
+    {"ids": {}},
+    effects=READ,
+)
+APP_NOTE_TOOLS = {t.name: t for t in (APP_NEW_NOTE, APP_CHANGES, APP_NOTE_IDS)}

@@ -36,6 +36,11 @@ def app_new_note(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def app_note_ids(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    ids = parts.store.note_ids([str(p) for p in args["paths"]])
+    return ok(ids=ids, message=f"{len(ids)} of {len(args['paths'])} path(s) indexed")
+
+
 def app_changes(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     action: str = args["action"]
     writer = NoteWriter(parts)
