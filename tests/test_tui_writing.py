@@ -410,3 +410,16 @@ async def test_the_open_note_follows_an_assistants_edit(runtime: VaultRuntime) -
         await settle(pilot)
         await settle(pilot)
         assert "Edited by an assistant." in body.source
+
+
+async def test_f1_lists_the_writing_keys(runtime: VaultRuntime) -> None:
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        text = shown(app.screen.query_one(Static))
+    for words in ("New note: title, folder, template", "Capture: a line to today's note",
+                  "Changes: the vault's latest writes", "The note's versions: diff, restore",
+                  "Delete the note", "Restore this version", "Undo this write"):
+        assert words in text, words

@@ -32,7 +32,7 @@ WRITE_BINDINGS: list[BindingType] = [
         "capture",
         "Capture",
         show=False,
-        tooltip="Capture a line to today's note (or $KBTUI_CAPTURE)",
+        tooltip="Capture: a line to today's note (or $KBTUI_CAPTURE)",
         id="app.capture",
     ),
     Binding(
@@ -40,7 +40,7 @@ WRITE_BINDINGS: list[BindingType] = [
         "changes",
         "Changes",
         show=False,
-        tooltip="The vault's latest writes, by who wrote; undo one",
+        tooltip="Changes: the vault's latest writes by who wrote; undo one",
         id="app.changes",
     ),
 ]

@@ -31,6 +31,7 @@ from kbtui.tui.writing.diff_view import (
 
 Envelope = dict[str, Any]
 LIMIT = 300
+PATH_WIDTH = 48  # cells the note column takes at most (longer paths push the rest on)
 
 
 def grouped(changes: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
@@ -52,15 +53,19 @@ def group_line(source: str, count: int) -> Text:
     line.stylize("bold")
     if is_assistant(source):
         line.append("  an assistant", style="magenta")
-    line.append(f"  {count} write{'' if count == 1 else 's'}", style="dim")
+    line.append(f"  {count} write{'' if count == 1 else 's'}", style="grey62")
     return line
 
 
-def change_line(change: dict[str, Any]) -> Text:
+def change_line(change: dict[str, Any], width: int = 0) -> Text:
+    """One write: when, the note (padded to `width` cells), version, operation, lines."""
     line = Text("  ", no_wrap=True, overflow="ellipsis")
     style = "magenta" if is_assistant(str(change["source"])) else ""
     line.append(f"{age(float(change['when'])):<18}")
-    line.append(f"{cell_safe(str(change['path']))}", style=f"bold {style}".strip())
+    path = Text(cell_safe(str(change["path"])), style=f"bold {style}".strip())
+    if path.cell_len < width:
+        path.pad_right(width - path.cell_len)
+    line.append(path)
     line.append(f"  v{change['version']}  ", style="dim")
     line.append(f"{cell_safe(str(change['operation']))}  ")
     line.append(counts_text(int(change["added"]), int(change["removed"])))
@@ -127,10 +132,12 @@ class ChangesScreen(KbScreen):
             title.append(f"  · ◆ {mine} by an assistant", style="magenta")
         self.query_one("#changes-title", Static).update(title)
         options: list[Option] = []
+        width = min(PATH_WIDTH, max((len(str(c["path"])) for c in self.changes), default=0))
         for source, indexes in grouped(self.changes):
             options.append(Option(group_line(source, len(indexes)), disabled=True))
             options += [
-                Option(change_line(self.changes[i]), id=change_id(self.changes[i])) for i in indexes
+                Option(change_line(self.changes[i], width), id=change_id(self.changes[i]))
+                for i in indexes
             ]
         listing.show(
             options,

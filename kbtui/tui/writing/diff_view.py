@@ -13,7 +13,7 @@ from textual.widgets import Static
 from kbtui.cells import cell_safe
 
 # who wrote -> (marker, style): an assistant (mcp:<client>) in bold magenta with a diamond
-WRITERS = {"tui": ("●", "green"), "cli": ("▸", "blue"), "external": ("○", "yellow")}
+WRITERS = {"tui": ("●", "spring_green2"), "cli": ("▸", "sky_blue1"), "external": ("○", "gold1")}
 ASSISTANT = ("◆", "bold magenta")
 STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 

@@ -36,7 +36,8 @@ def version_line(version: dict[str, Any], now_hash: str | None) -> Text:
     line.append(f"{age(version_time(version)):<18}")
     line.append(writer_text(str(version["source"]), 18))
     line.append(f" {cell_safe(str(version['operation'])):<26}")
-    line.append(counts_text(int(version["added"]), int(version["removed"])))
+    if version["operation"] != "seen":  # the first sight of a note changed nothing
+        line.append(counts_text(int(version["added"]), int(version["removed"])))
     if version["hash"] is None:
         line.append("  deleted", style="dim italic")
     elif version["hash"] == now_hash:
