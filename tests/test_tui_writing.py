@@ -419,7 +419,13 @@ async def test_f1_lists_the_writing_keys(runtime: VaultRuntime) -> None:
         await pilot.press("f1")
         await settle(pilot)
         text = shown(app.screen.query_one(Static))
-    for words in ("New note: title, folder, template", "Capture: a line to today's note",
-                  "Changes: the vault's latest writes", "The note's versions: diff, restore",
-                  "Delete the note", "Restore this version", "Undo this write"):
+    for words in (
+        "New note: title, folder, template",
+        "Capture: a line to today's note",
+        "Changes: the vault's latest writes",
+        "The note's versions: diff, restore",
+        "Delete the note",
+        "Restore this version",
+        "Undo this write",
+    ):
         assert words in text, words
