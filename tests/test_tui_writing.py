@@ -429,3 +429,35 @@ async def test_f1_lists_the_writing_keys(runtime: VaultRuntime) -> None:
         "Undo this write",
     ):
         assert words in text, words
+
+
+async def test_capture_link_list_closes_on_escape_and_enter_takes_a_link(
+    runtime: VaultRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KBTUI_CAPTURE", "Inbox")
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, CaptureModal)
+        links = dialog.query_one("#capture-links", OptionList)
+        await type_text(pilot, "see [[kestrel")
+        await settle(pilot)
+        assert links.display
+        await pilot.press("escape")  # closes the list, not the dialog
+        await settle(pilot)
+        assert app.screen is dialog and not links.display
+        await type_text(pilot, " d")  # typing on in the link opens the list again
+        await settle(pilot)
+        assert links.display and options(links)[0].startswith("kestrel_dashboard")
+        await pilot.press("enter")  # takes the link; a second Enter saves
+        await settle(pilot)
+        area = dialog.query_one("#capture-text", CaptureArea)
+        assert area.text == "see [[kestrel_dashboard]]" and app.screen is dialog
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+    inbox = runtime.settings.vault / "Inbox.md"
+    assert inbox.read_text() == "see [[kestrel_dashboard]]\n"

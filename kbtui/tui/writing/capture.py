@@ -217,7 +217,8 @@ class CaptureModal(ModalScreen[str | None]):
             args = {"path": self.target, "mode": "append", "content": text}
             answer = self.kb.tool("note_write", args)
             if answer.get("error_type") == "NotFoundError":  # a capture note to start
-                answer = self.kb.tool("note_write", {"path": self.target, "content": text})
+                args = {"path": self.target, "content": text + "\n"}  # as append ends it
+                answer = self.kb.tool("note_write", args)
         self.app.call_from_thread(self._saved, answer)
 
     def _saved(self, answer: dict[str, Any]) -> None:
