@@ -461,3 +461,21 @@ async def test_capture_link_list_closes_on_escape_and_enter_takes_a_link(
         assert isinstance(app.screen, SearchScreen)
     inbox = runtime.settings.vault / "Inbox.md"
     assert inbox.read_text() == "see [[kestrel_dashboard]]\n"
+
+
+@pytest.mark.parametrize(
+    ("typed", "screen"),
+    [("new note", NewNoteModal), ("capture", CaptureModal), ("changes", ChangesScreen)],
+)
+async def test_the_palette_offers_the_writing_commands(
+    runtime: VaultRuntime, typed: str, screen: type
+) -> None:
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, typed)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, screen)

@@ -73,9 +73,10 @@ class NoteWrites(KbScreen):
 
     def note_path(self) -> str | None:
         note = self.note
-        if note is None or not note.get("ok") or "pages" in note:
-            return None  # no note shown, or a PDF (not written by kbtui)
-        return str(note["metadata"]["file_path"])
+        if note is None or not note.get("ok"):
+            return None
+        path = str(note["metadata"]["file_path"])
+        return path if path.lower().endswith((".md", ".markdown")) else None  # what kbtui writes
 
     def action_history(self) -> None:
         path = self.note_path()
