@@ -96,7 +96,8 @@ def _daily(action: str) -> click.Command:
     @click.option("--date", help="Another day (YYYY-MM-DD).")
     def command(vault: str | None, date: str | None) -> None:
         answer = call_tool(vault, "app_daily", {"action": action, "date": date})
-        click.echo(answer["path"] if action == "path" else answer["content"], nl=action == "path")
+        text = answer["path"] if action == "path" else answer["content"]
+        click.echo(text, nl=bool(text) and not text.endswith("\n"))  # the prompt on its own line
 
     command.help = (
         "The daily note's path (whether or not it exists)."
@@ -116,7 +117,10 @@ def _daily_write(action: str) -> click.Command:
     def command(vault: str | None, text: tuple[str, ...], inline: bool, date: str | None) -> None:
         content = " ".join(text).replace("\\n", "\n").replace("\\t", "\t")  # as Obsidian's
         args = {"action": action, "content": content, "inline": inline, "date": date}
-        click.echo(call_tool(vault, "app_daily", args)["message"])
+        answer = call_tool(vault, "app_daily", args)
+        click.echo(answer["message"])
+        for warning in answer.get("warnings", []):
+            click.echo(f"warning: {warning}", err=True)
 
     command.help = f"{action.capitalize()} TEXT to the daily note (made from its template if new)."
     return command
@@ -215,7 +219,13 @@ def property_read(vault: str | None, name: str, note: str) -> None:
         "value"
     ]
     for item in value if isinstance(value, list) else [value]:
-        click.echo("" if item is None else json.dumps(item) if isinstance(item, bool) else item)
+        if item is None:
+            click.echo("")
+        elif isinstance(item, bool | dict | list):  # true/false and objects as JSON
+            click.echo(json.dumps(item, ensure_ascii=False))
+        else:  # each item ends its line, a text with line breaks included
+            text = str(item)
+            click.echo(text, nl=not text.endswith("\n"))
 
 
 @click.command("property:set")

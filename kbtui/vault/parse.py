@@ -117,6 +117,7 @@ def parse_markdown(path: str, text: str) -> ParsedNote:
             if t.map is not None and t.type in BLOCK_KINDS
         ),
         tasks=find_tasks(tokens, lines, first_line),
+        file_tags=tuple(_unique(["#" + t for t in fm_tags + inline_tags if t])),
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.edit.write import WriteError, inside, replace_note, write_new_note
-from kbtui.vault.obsidian.daily import daily_path, new_daily_text
+from kbtui.vault.obsidian.daily import daily_path, new_daily_text, template_warnings
 from kbtui.vault.spans import body_start
 
 
@@ -40,6 +40,7 @@ def daily(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         return ok(path=path, exists=exists, content=text, message=path)
     content: str = args["content"]
     inline = bool(args.get("inline"))
+    warnings: list[str] = []  # what a new note's template holds that kbtui does not fill in
     try:
         if exists:
             data = file.read_bytes()
@@ -52,6 +53,7 @@ def daily(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
             replace_note(file, data, new)
         else:
             start = new_daily_text(vault, day, dt.datetime.now())
+            warnings = template_warnings(vault)
             new = (
                 _append(start, content, inline)
                 if action == "append"
@@ -64,7 +66,8 @@ def daily(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         raise ConflictError(f"{path} could not be written: {exc}") from exc
     parts.indexer.run(paths=[path])
     verb = "Appended to" if action == "append" else "Prepended to"
-    return ok(path=path, created=not exists, message=f"{verb} {path}")
+    said = {"warnings": warnings} if warnings else {}
+    return ok(path=path, created=not exists, message=f"{verb} {path}", **said)
 
 
 def daily_append(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:

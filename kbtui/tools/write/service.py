@@ -42,6 +42,7 @@ class StaleNoteError(ConflictError):
     def __init__(self, message: str, current_hash: str | None) -> None:
         super().__init__(message)
         self.current_hash = current_hash
+        self.extra = {"current_hash": current_hash}  # in the answer: what to read again
 
 
 class ForbiddenError(ToolError):
