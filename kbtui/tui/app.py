@@ -37,6 +37,8 @@ from kbtui.tui.widgets.graph_browse import DuplicatesPane
 from kbtui.tui.widgets.graph_map import CanvasPane, MapPane, OverviewPane
 from kbtui.tui.widgets.graph_walk import NeighboursPane
 from kbtui.tui.widgets.status import pass_summary, report_summary
+from kbtui.tui.writing.actions import WRITE_BINDINGS, WriteActions, help_sections
+from kbtui.tui.writing.note_writes import NoteWrites
 
 log = logging.getLogger("kbtui.tui")
 TUI = Origin("tui")
@@ -45,7 +47,13 @@ Opener = Callable[[Path | None], VaultHandle]
 Envelope = dict[str, Any]
 STATUS_SECONDS = 1.0
 STYLES = Path(__file__).parent
-STYLE_FILES = ("app.tcss", "screens/search.tcss", "screens/note.tcss", "screens/graph.tcss")
+STYLE_FILES = (
+    "app.tcss",
+    "screens/search.tcss",
+    "screens/note.tcss",
+    "screens/graph.tcss",
+    "writing/writing.tcss",
+)
 
 
 def failed(error_type: str, message: str) -> Envelope:
@@ -59,7 +67,7 @@ def failed(error_type: str, message: str) -> Envelope:
     }
 
 
-class KbApp(App[None]):
+class KbApp(WriteActions, App[None]):
     """Search, read and walk one vault from the keyboard."""
 
     # Every screen's styles load with the app (a default screen's own CSS_PATH is not read),
@@ -73,6 +81,7 @@ class KbApp(App[None]):
         Binding("ctrl+g", "graph", "Graph", id="app.graph"),
         Binding("ctrl+r", "reindex", "Reindex", id="app.reindex"),
         Binding("ctrl+o", "tasks", "Tasks", show=False, id="app.tasks"),
+        *WRITE_BINDINGS,
     ]
 
     def __init__(
@@ -91,10 +100,12 @@ class KbApp(App[None]):
         self.last_status: Envelope | None = None
         self.last_change: str | None = None  # what the index last took in, for the status bar
         self._passes: int | None = None
+        self._writes: int | None = None  # the history's count of versions, last seen
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that need an open vault are hidden until there is one."""
-        return not (action in ("graph", "reindex") and self.handle is None)
+        needs_vault = ("graph", "reindex", "new_note", "capture", "changes")
+        return not (action in needs_vault and self.handle is None)
 
     def get_default_screen(self) -> Screen[Any]:
         return SearchScreen()
@@ -142,6 +153,7 @@ class KbApp(App[None]):
 
     def _use_handle(self, handle: VaultHandle) -> None:
         self.handle, self.last_status, self._passes = handle, None, None
+        self._writes = None
         self.last_change = None
         while len(self.screen_stack) > 1:
             self.pop_screen()
@@ -189,6 +201,12 @@ class KbApp(App[None]):
                     if isinstance(screen, KbScreen):
                         screen.index_changed()
         self._passes = passes
+        writes = message.status.get("writes")
+        if writes != self._writes and self._writes is not None:  # a note written, by anyone
+            for screen in self.screen_stack:
+                if isinstance(screen, KbScreen):
+                    screen.notes_written()
+        self._writes = writes
         try:
             screen = self.screen
         except ScreenStackError:  # a poll answered while the app exits: nothing to show it on
@@ -244,13 +262,14 @@ class KbApp(App[None]):
                 [
                     ("Everywhere", self.BINDINGS),
                     ("Search", SearchScreen.BINDINGS),
-                    ("Note", NoteScreen.BINDINGS),
+                    ("Note", NoteScreen.BINDINGS + NoteWrites.BINDINGS),
                     ("Base", BaseScreen.BINDINGS + Card.BINDINGS),
                     ("Graph", GraphScreen.BINDINGS + NeighboursPane.BINDINGS),
                     ("Graph map", CanvasPane.BINDINGS + MapPane.BINDINGS),
                     ("Graph overview", OverviewPane.BINDINGS),
                     ("Tasks", TasksScreen.BINDINGS),
                     ("Duplicates", DuplicatesPane.BINDINGS),
+                    *help_sections(),
                 ]
             )
         )
