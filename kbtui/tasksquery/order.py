@@ -245,7 +245,7 @@ GROUPS: dict[str, Callable[[QTask], list[str]]] = {
     "priority": lambda t: [f"%%{t.priority_number}%%{_PRIORITY_NAMES[t.priority_number]} priority"],
     "happens": _date_group("happens", lambda t: t.earliest_happens()),
     **{k: _date_group(k, _date_sort_value(k)) for k in DATE_KEYS},
-    "path": lambda t: [t.path.replace(".md", "", 1)],
+    "path": lambda t: ["".join(t.path.split(".md", 1))],  # the first .md out
     "folder": lambda t: [t.folder],
     "root": lambda t: [t.root],
     "backlink": _backlink,

@@ -138,6 +138,14 @@ class VaultFacts:
         ).fetchall()
         return str(rows[0][0]) if rows else None
 
+    def note_ids(self, paths: Sequence[str]) -> dict[str, str]:
+        """{path: entity id} of the indexed notes among `paths`."""
+        rows = self.con.execute(
+            "SELECT path, entity_id FROM notes WHERE list_contains($paths, path)",
+            {"paths": list(paths)},
+        ).fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
+
     def all_note_paths(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT path FROM notes ORDER BY path").fetchall()]
 

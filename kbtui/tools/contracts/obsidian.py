@@ -75,7 +75,7 @@ VAULT_TOOLS = {
                 "text": Param("string", "The task's line as listed, to check it.", max_length=2000),
             },
             {"task": None},
-            effects=Effects(destructive=False),  # one status character, kept in history
+            effects=Effects(destructive=False, scoped=True),  # one status character, in history
         ),
         ToolSpec(
             "daily_append",

@@ -1,6 +1,7 @@
 """tasks_list and task_update: the vault's tasks from the index, and one task's status
-written back into its line, atomically (kbtui.vault.edit.write.replace_note), refused when the line
-no longer holds the task it was listed as. Statuses are the Tasks plugin's (its settings, else
+written back through the write path (kbtui.tools.write: the note's own encoding and line
+endings, only the task's lines changed, the history), refused when the line no longer holds the
+task it was listed as. Statuses are the Tasks plugin's (its settings, else
 its defaults): `todo` is not done (TODO, IN_PROGRESS, ON_HOLD and unknown characters), `done`
 is DONE, CANCELLED or NON_TASK; a status change writes what the plugin writes
 (kbtui.vault.obsidian.toggle: done dates, the next occurrence of a recurring task)."""
@@ -10,10 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
+from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
-from kbtui.vault.edit.write import WriteError, replace_note
+from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.obsidian.task_line import valid_date
 from kbtui.vault.obsidian.task_settings import DONE_TYPES, TYPES, TasksSettings, load_settings
 from kbtui.vault.obsidian.tasks import task_line
@@ -84,14 +85,9 @@ def set_task(
     parts: VaultParts, path: str, line: int, status: str, expect: str | None = None
 ) -> dict[str, Any]:
     """Write `status` (done, todo, toggle or a character) into the task at `path`:`line`."""
-    file = parts.settings.vault / path
-    try:
-        data = file.read_bytes()
-        text = data.decode("utf-8")
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"{path} does not exist") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConflictError(f"{path} cannot be edited as UTF-8 text: {exc}") from exc
+    writer = NoteWriter(parts)
+    note = writer.read(path)  # any encoding the codec reads; CRLF lines keep their "\r"
+    text = note.text
     lines = text.split("\n")
     if line > len(lines):
         raise ConflictError(f"{path} has {len(lines)} lines, not {line}: it changed; list again")
@@ -134,16 +130,16 @@ def set_task(
         raise ConflictError(f"line {line} of {path} holds no task") from exc
     cr = "\r" if current.endswith("\r") else ""
     lines[line - 1 : line] = [w + cr for w in written]
-    if written != [shown]:
-        try:
-            replace_note(file, data, "\n".join(lines))
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        parts.indexer.run(paths=[path])
-    at_line = line + (at if at is not None else 0)
     now = written[at] if at is not None else ""
     task_found = task_line(now)
     symbol = task_found[1] if task_found else old
+    if written != [shown]:
+        new_text = "\n".join(lines)
+        operation = f"task line {line}: [{old}] -> [{symbol}]"
+        if len(written) > 1 or at is None:
+            operation += " and its next occurrence"
+        writer.edit(path, lambda _: new_text, operation, expected_hash=note.hash)
+    at_line = line + (at if at is not None else 0)
     task = {"status": symbol, "text": now, "file": path, "line": at_line}
     message = f"{path}:{line} [{old}] -> [{symbol}]"
     if at is None:
