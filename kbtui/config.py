@@ -24,6 +24,7 @@ class Settings:
     imports_folder: str = "imports"  # where knowledge_import writes notes
     hnsw_min_chunks: int = 150_000  # below this, exact vector search is fast enough
     max_pdf_mb: int = 100  # a larger PDF is not read, only found by name ($KBTUI_MAX_PDF_MB)
+    history_days: int = 7  # how long old versions of notes are kept ($KBTUI_HISTORY_DAYS)
 
     @property
     def db_path(self) -> Path:
@@ -42,4 +43,6 @@ class Settings:
         idx = Path(index_dir).expanduser().resolve() if index_dir else root / INDEX_DIRNAME
         if "max_pdf_mb" not in kwargs and os.environ.get("KBTUI_MAX_PDF_MB", "").isdigit():
             kwargs["max_pdf_mb"] = int(os.environ["KBTUI_MAX_PDF_MB"])
+        if "history_days" not in kwargs and os.environ.get("KBTUI_HISTORY_DAYS", "").isdigit():
+            kwargs["history_days"] = int(os.environ["KBTUI_HISTORY_DAYS"])
         return cls(vault=root, index_dir=idx, **kwargs)  # type: ignore[arg-type]

@@ -43,6 +43,9 @@ SHOTS = {
     "map-small": "test_graph_map_80x24",
     "map-kepano": "test_graph_map_kepano",
     "overview": "test_graph_overview",
+    "new-note": "test_new_note_with_template_picker",
+    "history": "test_history_diff",
+    "changes": "test_changes_screen",
 }
 
 

@@ -189,6 +189,11 @@ def test_create_entity_writes_a_note(kb: KnowledgeBase, settings: Settings) -> N
     assert entity["id"] == "technology:svelte" and entity["source"] == "tech/Svelte.md"
     path = settings.vault / entity["source"]
     assert path.is_file() and "SvelteJS" in path.read_text()
+    # the properties vault_example's notes use, no more: its descriptions are `summary`
+    props = path.read_text().split("---\n")[1]
+    assert [line.split(":")[0] for line in props.splitlines() if ":" in line] == [
+        "id", "type", "title", "aliases", "summary",
+    ]  # fmt: skip
     assert entity["confidence"] == 0.8 and entity["aliases"] == ["SvelteJS", "Svelte.js"]
     assert kb.call("kg_find_entity", {"name": "sveltejs", "exact": True})["count"] == 1
     duplicate = kb.call("kg_create_entity", {"name": "React", "type": "technology"})
@@ -319,8 +324,9 @@ def test_merge_keeps_everything_and_links_still_resolve(
     assert result["relationshipsTransferred"] >= len(incoming_before)
     assert {a.lower() for a in result["aliasesMerged"]} >= {"reactjs"}
     assert not (vault / "tech/reactjs.md").exists()
-    archived = vault / result["archived"][0]
-    assert archived.read_text() == source_text  # nothing lost
+    trashed = vault / result["trashed"][0]  # the vault's trash (.obsidian/app.json: unset)
+    assert trashed.parent == vault / ".trash"
+    assert trashed.read_text() == source_text  # nothing lost
     target_text = (vault / "tech/react.md").read_text()
     assert "## Merged from" in target_text
     after = graph(kb)
@@ -345,6 +351,53 @@ def test_merge_keeps_everything_and_links_still_resolve(
         ),
         "NotFoundError",
     )
+
+
+def test_merge_dry_run_answers_what_would_happen_and_writes_nothing(
+    kb: KnowledgeBase, settings: Settings
+) -> None:
+    """kg_merge_entities moved the source note into .archive/ with no preview: dryRun gives
+    the answer the merge would, from the same plan, and leaves the vault and the index be."""
+    vault = settings.vault
+
+    def files() -> dict[str, bytes]:
+        return {
+            p.relative_to(vault).as_posix(): p.read_bytes()
+            for p in vault.rglob("*")
+            if p.is_file() and ".kbtui" not in p.parts
+        }
+
+    source = vault / "tech/reactjs.md"
+    source.write_text(
+        source.read_text().replace("related_to:", 'uses: ["[[sqlite]]"]\nrelated_to:')
+    )
+    kb.indexer.run(paths=["tech/reactjs.md"])
+    before, relations = files(), graph(kb)
+    args = {"targetEntityId": "technology:react", "sourceEntityIds": ["technology:reactjs"]}
+    plan = kb.call("kg_merge_entities", {**args, "dryRun": True})
+    assert plan["success"], plan
+    preview = plan["result"]
+    assert preview["dryRun"] is True and "nothing was written" in plan["message"]
+    assert preview["filesChanged"] == ["tech/react.md"]
+    assert preview["removed"] == ["tech/reactjs.md"]
+    assert preview["linksAdded"] == ["uses: [[sqlite]]"]  # its relation, now the target's
+    assert "reactjs" in {a.lower() for a in preview["aliasesMerged"]}
+    assert set(preview["mergedEntity"]["aliases"]) >= set(preview["aliasesMerged"])
+    incoming = {s for s, _, t, _ in relations if t == "technology:reactjs"} - {"technology:react"}
+    assert incoming and len(preview["linkingNotes"]) >= len(incoming)
+    assert "tech/react.md" in preview["linkingNotes"]  # its related_to: [[reactjs]]
+    assert files() == before and not (vault / ".trash").exists()
+    assert graph(kb) == relations
+    assert kb.call("kg_get_entity", {"entityId": "technology:reactjs"})["success"]
+
+    merged = kb.call("kg_merge_entities", args)["result"]
+    assert merged["dryRun"] is False and merged["trashed"] == [".trash/reactjs.md"]
+    for key in ("filesChanged", "removed", "linksAdded", "aliasesMerged", "linkingNotes"):
+        assert merged[key] == preview[key], key
+    assert merged["relationshipsTransferred"] == preview["relationshipsTransferred"]
+    assert sorted(merged["mergedEntity"]["aliases"]) == sorted(preview["mergedEntity"]["aliases"])
+    target = (vault / "tech/react.md").read_text()
+    assert all(link.split(": ", 1)[1] in target for link in merged["linksAdded"])
 
 
 def git_diff(vault: Path) -> str:

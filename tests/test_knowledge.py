@@ -143,16 +143,47 @@ def test_a_title_never_leaves_the_imports_folder(kb: KnowledgeBase, title: str) 
 
 
 def test_a_name_collision_never_overwrites(kb: KnowledgeBase) -> None:
-    first = kb.call("knowledge_import", {"title": "Notes", "content": "first version"})
-    original = (kb.settings.vault / first["file_path"]).read_bytes()
+    """A note the index does not know yet (written a moment ago) is never overwritten: the
+    import takes the next free file name."""
+    (kb.settings.vault / "imports").mkdir()
+    first = kb.settings.vault / "imports" / "Notes.md"
+    first.write_text("first version\n")
+    original = first.read_bytes()
     second = kb.call("knowledge_import", {"title": "Notes", "content": "second version"})
-    assert first["ok"] and second["ok"]
-    assert first["file_path"] == "imports/Notes.md" and second["file_path"] == "imports/Notes 2.md"
-    assert (kb.settings.vault / first["file_path"]).read_bytes() == original
-    assert first["entity_id"] != second["entity_id"]
+    assert second["ok"], second
+    assert second["file_path"] == "imports/Notes 2.md"
+    assert first.read_bytes() == original
     assert kb.call("kb_get", {"id": second["entity_id"]})["content"] == "second version"
     leftovers = [p.name for p in (kb.settings.vault / "imports").iterdir()]
     assert sorted(leftovers) == ["Notes 2.md", "Notes.md"]  # no temporary files left
+
+
+@pytest.mark.parametrize(
+    ("existing", "title"),
+    [
+        ("Readme.md", "Readme"),  # at the root
+        ("docs/guides/changelog.md", "CHANGELOG"),  # any folder, any case
+        ("imports/Notes.md", "Notes"),  # imported before
+        ("meetings/2026/Sync.md", "  Sync  "),  # the file name the title becomes
+    ],
+)
+def test_a_title_a_note_already_has_is_refused(
+    kb: KnowledgeBase, existing: str, title: str
+) -> None:
+    """`kbtui import f.txt --title Readme` on a vault with a Readme.md made imports/Readme.md,
+    a second note `[[Readme]]` answers to (Obsidian resolves it by file name, any case)."""
+    vault = kb.settings.vault
+    (vault / existing).parent.mkdir(parents=True, exist_ok=True)
+    (vault / existing).write_text("# Already here\n")
+    kb.indexer.run()
+    before = vault_files(vault)
+    response = kb.call("knowledge_import", {"title": title, "content": "new text"})
+    assert response["ok"] is False and response["error"], response
+    assert response["error_type"] == "ConflictError"
+    assert existing in response["message"] and f"[[{title.strip()}]]" in response["message"]
+    assert vault_files(vault) == before  # nothing written
+    other = kb.call("knowledge_import", {"title": f"{title.strip()} notes", "content": "x"})
+    assert other["ok"] and other["file_path"].startswith("imports/"), other
 
 
 def test_reindexing_from_scratch_reproduces_the_chunks(kb: KnowledgeBase, vault: Path) -> None:

@@ -146,7 +146,8 @@ def test_property_set_and_remove_keep_other_bytes(kepano: VaultRuntime) -> None:
     )
     wrong = {"action": "set", "name": "rating", "note": "Props.md", "value": "high"}
     answer = kepano.call("app_property", wrong)
-    assert answer["error_type"] == "ConflictError" and "not a number" in answer["message"]
+    assert answer["error_type"] == "ValidationError" and "not a number" in answer["message"]
+    assert answer["error"]["field"] == "value"
 
 
 def test_search_context(kepano: VaultRuntime) -> None:

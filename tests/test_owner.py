@@ -317,6 +317,7 @@ def test_only_reads_are_repeated_when_an_owner_dies_mid_call() -> None:
     assert not repeatable("kg_extract_from_text", {"text": "x", "persist": True})
     for write in ("knowledge_import", "kg_create_entity", "kg_merge_entities", "kb_teleport"):
         assert not repeatable(write, {})
+    assert repeatable("kg_merge_entities", {"dryRun": True})  # it writes nothing
 
 
 def test_catch_up_reads_only_what_changed_while_nothing_ran(settings: Settings) -> None:
@@ -381,7 +382,8 @@ def test_an_owner_dying_mid_call_repeats_a_read_but_never_a_write(settings: Sett
         assert client.role == "client" and client.owner_pid == 1
         args = {"title": "Maybe twice", "content": "Must not land twice."}
         answer = client.call("knowledge_import", args)
-        assert received[0]["params"] == {"name": "knowledge_import", "args": args}
+        origin = {"source": "cli", "read_only": False, "write_folders": []}
+        assert received[0]["params"] == {"name": "knowledge_import", "args": args, "origin": origin}
         assert answer["ok"] is False and answer["error_type"] == "UnavailableError"
         assert answer["error"]["retryable"] is False
         assert "may have been applied" in answer["message"]

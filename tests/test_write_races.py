@@ -18,10 +18,9 @@ from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
 from kbtui.tools.envelope import ConflictError
-from kbtui.tools.write import service
 from kbtui.tools.write.service import NoteWriter, StaleNoteError
 from kbtui.tools.write.trash import delete_note
-from kbtui.vault.edit import swap
+from kbtui.vault.edit import codec, swap
 from kbtui.vault.edit.codec import content_hash
 from kbtui.vault.edit.sections import append_text
 
@@ -166,7 +165,7 @@ def test_an_edit_does_not_build_on_a_note_caught_empty_in_the_middle_of_a_save(
     def editor_finishes(seconds: float) -> None:
         note.write_bytes(full)
 
-    monkeypatch.setattr(service.time, "sleep", editor_finishes)
+    monkeypatch.setattr(codec.time, "sleep", editor_finishes)
     NoteWriter(kb.tools.parts).edit(NOTE, add_line("mine"), "append")
     assert note.read_bytes() == full + b"mine\n"
 
@@ -181,7 +180,7 @@ def test_an_empty_note_is_edited_at_once_when_it_has_been_empty_a_while(
     def no_wait(seconds: float) -> None:
         raise AssertionError("waited for an empty note saved long ago")
 
-    monkeypatch.setattr(service.time, "sleep", no_wait)
+    monkeypatch.setattr(codec.time, "sleep", no_wait)
     NoteWriter(kb.tools.parts).edit(NOTE, add_line("mine"), "append")
     assert note.read_bytes() == b"mine\n"
 

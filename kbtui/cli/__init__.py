@@ -22,6 +22,7 @@ from kbtui.cli.kb import KB_COMMANDS
 from kbtui.cli.mcp import MCP_COMMANDS
 from kbtui.cli.sql import SQL_COMMANDS
 from kbtui.cli.vault_cmds import VAULT_COMMANDS
+from kbtui.cli.writes import WRITE_COMMANDS
 from kbtui.config import Settings
 
 if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none of this
@@ -38,6 +39,9 @@ def main(ctx: click.Context, vault: str | None) -> None:
     """kbtui: search and walk a markdown vault from the terminal.
 
     Without a command, opens the TUI on the vault (same as `kbtui tui`)."""
+    from kbtui.tools.write.origin import Origin, acting_as
+
+    ctx.with_resource(acting_as(Origin("cli")))  # the writer history names (TUI, MCP: theirs)
     if ctx.invoked_subcommand is None:
         ctx.invoke(tui, vault=vault)
 
@@ -229,5 +233,5 @@ for _command in KB_COMMANDS:
     main.add_command(_command)
 for _command in (*MCP_COMMANDS, *SQL_COMMANDS, *BASE_COMMANDS):
     main.add_command(_command)
-for _command in (*GRAPH_COMMANDS, *GRAPH_MAP_COMMANDS, *VAULT_COMMANDS):
+for _command in (*GRAPH_COMMANDS, *GRAPH_MAP_COMMANDS, *VAULT_COMMANDS, *WRITE_COMMANDS):
     main.add_command(_command)

@@ -15,6 +15,7 @@ from typing import Any
 from kbtui.config import Settings
 from kbtui.embed import Embedder
 from kbtui.indexing.indexer import Indexer
+from kbtui.indexing.recovery import recover_writes
 from kbtui.search.service import SearchService
 from kbtui.search.topics import TopicService
 from kbtui.search.vector_index import VectorIndex
@@ -49,7 +50,8 @@ class KnowledgeBase:
         self._ann_state = "off" if ann is None else "opening"
         self.search_service = SearchService(store, embedder, ann, settings.hnsw_min_chunks)
         # every version of the notes, written and seen (kbtui.tools.write); beside the index
-        self.history = History(settings.index_dir)
+        self.history = History(settings.index_dir, keep_days=settings.history_days)
+        self.history.prune()  # versions past the keep period (each note's newest stays)
         self.indexer = Indexer(settings, store, embedder, history=self.history)
         self.topics = TopicService(self.search_service, released)
         self.tools = Toolset(
@@ -58,6 +60,7 @@ class KnowledgeBase:
                 released, pause, self.history,
             )
         )  # fmt: skip
+        recover_writes(settings.vault, settings.index_dir, self.history)  # killed mid-write
 
     @classmethod
     def open(

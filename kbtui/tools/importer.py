@@ -2,7 +2,9 @@
 
 The vault stays the source of truth: the note carries everything the import was given
 (document_id, source, category, metadata, chunk parameters), so deleting the index and
-re-indexing reproduces the same document and the same chunks.
+re-indexing reproduces the same document and the same chunks. A title whose file name a note
+already has, anywhere in the vault, is refused: Obsidian resolves `[[Readme]]` by file name
+(any case, any folder), so a second `Readme.md` would make the name ambiguous.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 from kbtui.indexing.indexer import MAX_NOTE_BYTES
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
-from kbtui.vault.edit.write import WriteError, render_note, safe_filename, write_new_note
+from kbtui.tools.write.service import NoteWriter
+from kbtui.vault.edit.write import render_note, safe_filename
 from kbtui.vault.parse import slug
 
 IMPORT_TYPE = "document"
@@ -56,12 +59,16 @@ def import_document(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # metadata that YAML cannot represent
         raise ValidationError(f"metadata cannot be stored: {exc}", field="metadata") from exc
     folder = parts.settings.imports_folder.strip("/")
-    try:
-        path = write_new_note(parts.settings.vault, folder, safe_filename(title), text)
-    except WriteError as exc:
-        raise ConflictError(str(exc)) from exc
-    rel = path.relative_to(parts.settings.vault).as_posix()
-    report = parts.indexer.run(paths=[rel])
+    stem = safe_filename(title)
+    taken = parts.store.note_by_name(stem)  # by path or file name, as Obsidian links resolve
+    if taken is not None:
+        raise ConflictError(
+            f"a note named {stem!r} exists: {taken}, which [[{stem}]] reaches; "
+            "import under another title"
+        )
+    writer = NoteWriter(parts)  # the next free file name; history, then indexed
+    rel = writer.create_free(folder, stem, text, f"knowledge_import {title!r}").path
+    report = writer.last_report or parts.indexer.run(paths=[rel])
     if any(s.path == rel for s in report.skipped):
         reason = next(s.reason for s in report.skipped if s.path == rel)
         raise ConflictError(f"the note was written to {rel} but could not be indexed: {reason}")

@@ -23,6 +23,7 @@ from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import APP_GRAPH_MAP, KG_GRAPH_IMAGE
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
+from kbtui.tools.contracts.notes import APP_NOTE_TOOLS, NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import context, map_tools
@@ -32,12 +33,18 @@ from kbtui.tools.graph.rename import Renamer
 from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
+from kbtui.tools.notes import changes as note_changes
+from kbtui.tools.notes import edit as note_edit
+from kbtui.tools.notes import files as note_files
+from kbtui.tools.notes import history as note_history
 from kbtui.tools.obsidian import daily as obsidian_daily
 from kbtui.tools.obsidian import links as obsidian_links
 from kbtui.tools.obsidian import notes as obsidian_notes
 from kbtui.tools.obsidian import tasks as obsidian_tasks
+from kbtui.tools.obsidian import tasks_query as obsidian_tasks_query
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.scope import check_call
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
 
@@ -118,9 +125,28 @@ TOOLS: dict[str, Tool] = {
         Tool(VAULT_TOOLS["task_update"], lambda t, a: obsidian_tasks.task_update(t.parts, a)),
         Tool(VAULT_TOOLS["daily_append"], lambda t, a: obsidian_daily.daily_append(t.parts, a)),
         *(
+            Tool(NOTE_TOOLS[name], _vault_app(run))
+            for name, run in (
+                ("note_read", note_files.note_read),
+                ("note_write", note_files.note_write),
+                ("note_edit", note_edit.note_edit),
+                ("note_delete", note_files.note_delete),
+                ("note_history", note_history.note_history),
+            )
+        ),
+        *(
+            Tool(APP_NOTE_TOOLS[name], _vault_app(run), published=False)
+            for name, run in (
+                ("app_new_note", note_changes.app_new_note),
+                ("app_changes", note_changes.app_changes),
+                ("app_note_ids", note_changes.app_note_ids),
+            )
+        ),
+        *(
             Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
             for name, run in (
                 ("app_daily", obsidian_daily.daily),
+                ("app_tasks_query", obsidian_tasks_query.tasks_query),
                 ("app_outline", obsidian_notes.outline),
                 ("app_tags", obsidian_notes.tags),
                 ("app_properties", obsidian_notes.properties),
@@ -133,6 +159,7 @@ TOOLS: dict[str, Tool] = {
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
         _app("app_reindex", browse.reindex),
+        _app("app_editor", browse.editor),
         _app("app_sql", browse.sql),
         Tool(
             APP_TOOLS["app_search"],
@@ -173,6 +200,7 @@ class Toolset:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)
 
         def run() -> dict[str, Any]:
+            check_call(tool.spec, args)  # the caller's scope (kbtui mcp --read-only ...)
             checked = validate(tool.spec.params, args)
             try:
                 return tool.run(self, checked)

@@ -254,8 +254,10 @@ class GraphStore(UsageStore):
         return [(r[0], r[1], r[2], list(r[3] or [])) for r in rows]
 
     def common_folder(self, entity_type: str) -> str | None:
+        """The folder holding the most notes of this type ("" for the vault's root; the
+        first by name on a tie), None when no note has it."""
         row = self.con.execute(
-            """SELECT folder FROM notes WHERE type = ? AND folder <> ''
+            """SELECT folder FROM notes WHERE type = ?
                GROUP BY folder ORDER BY count(*) DESC, folder LIMIT 1""",
             [entity_type],
         ).fetchone()

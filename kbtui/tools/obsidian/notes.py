@@ -13,9 +13,18 @@ from markdown_it import MarkdownIt
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.edit.frontmatter import FrontmatterEditError
-from kbtui.vault.edit.property import property_types, remove_property, set_property, typed_value
-from kbtui.vault.edit.write import WriteError, replace_note
+from kbtui.vault.edit.property import (
+    PropertyValueError,
+    current_value,
+    property_types,
+    remove_property,
+    set_property,
+    text_type,
+    typed_value,
+    value_type,
+)
 from kbtui.vault.scan import MARKDOWN_SUFFIXES, is_markdown
 from kbtui.vault.spans import body_start
 
@@ -110,27 +119,42 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         if name not in fm:
             raise NotFoundError(f"{path} has no property {name!r}")
         return ok(note=path, name=name, value=fm[name], message=f"{name} of {path}")
-    data, text = _read(parts, path)
+    writer = NoteWriter(parts)
+    note = writer.read(path)  # in its own encoding and line endings (kbtui.tools.write)
+    text = note.text
     try:
         if args["action"] == "set":
             if args.get("value") is None:
                 raise ValidationError("value is required to set a property", field="value")
-            kind = args.get("type") or property_types(parts.settings.vault).get(name, "text")
+            kind = args.get("type") or property_type(parts, path, text, name, args["value"])
             value = typed_value(args["value"], kind)
             new = set_property(text, name, value)
         else:
             new = remove_property(text, name)
+    except PropertyValueError as exc:
+        raise ValidationError(f"{name}: {exc}", field="value") from exc
     except FrontmatterEditError as exc:
         raise ConflictError(f"{path}: {exc}") from exc
     if new != text:
-        try:
-            replace_note(parts.settings.vault / path, data, new.encode())
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        parts.indexer.run(paths=[path])
+        operation = f"property:{args['action']} {name}"
+        writer.edit(path, lambda _: new, operation, expected_hash=note.hash)
     return ok(
         note=path, name=name, changed=new != text, message=f"{args['action']} {name} of {path}"
     )
+
+
+def property_type(parts: VaultParts, path: str, text: str, name: str, raw: str) -> str:
+    """The type of property `name` as Obsidian has it: `.obsidian/types.json`, else the
+    value it holds in this note, else the first value another note holds (the index), else
+    the text's own form (a number, true/false, else text)."""
+    typed = property_types(parts.settings.vault).get(name)
+    if typed:
+        return typed
+    here = value_type(current_value(text, name))
+    if here:
+        return here
+    other = parts.store.property_value(name, MARKDOWN_SUFFIXES, but=path)
+    return value_type(json.loads(other) if other else None) or text_type(raw)
 
 
 def search_context(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 
@@ -39,14 +40,20 @@ class Origin:
         )
 
     def allows(self, path: str) -> bool:
-        """True when this origin may write the vault path `path`."""
+        """True when this origin may write the vault path `path` (held to folders: a path
+        under one of them, without `..`)."""
         if self.read_only:
             return False
         if not self.write_folders:
             return True
-        return any(
-            path == f.strip("/") or path.startswith(f.strip("/") + "/") for f in self.write_folders
-        )
+        parts = PurePosixPath(path.replace("\\", "/")).parts
+        if not parts or parts[0] == "/" or ".." in parts:
+            return False
+        for folder in self.write_folders:
+            inside = PurePosixPath(folder.replace("\\", "/").strip("/")).parts
+            if inside and parts[: len(inside)] == inside:
+                return True
+        return False
 
 
 _ORIGIN: ContextVar[Origin | None] = ContextVar("kbtui_write_origin", default=None)

@@ -17,7 +17,6 @@ For each write, in this order:
 from __future__ import annotations
 
 import contextlib
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,12 +24,19 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kbtui.indexing.recovery import memo, recover_writes
+from kbtui.models import IndexReport
 from kbtui.store.history import History
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.origin import current
 from kbtui.vault.edit import swap
-from kbtui.vault.edit.codec import EncodingError, NoteText, content_hash, decode_for_edit
+from kbtui.vault.edit.codec import (
+    EncodingError,
+    NoteText,
+    content_hash,
+    decode_for_edit,
+    settled_bytes,
+)
 from kbtui.vault.edit.diffs import line_changes, unified
 from kbtui.vault.edit.swap import StaleError, create_file, keep_dir, move_file, replace_file
 from kbtui.vault.edit.write import WriteError, inside
@@ -44,6 +50,11 @@ class StaleNoteError(ConflictError):
     def __init__(self, message: str, current_hash: str | None) -> None:
         super().__init__(message)
         self.current_hash = current_hash
+        self.extra = {"current_hash": current_hash}  # in the answer: what to read again
+
+
+class NameTaken(ConflictError):
+    """A new note's name was taken by another program as it was created (nothing written)."""
 
 
 class ForbiddenError(ToolError):
@@ -80,23 +91,6 @@ class WriteResult:
         return {**out, **self.extra, **more}
 
 
-SETTLE_SECONDS = 0.25  # how long an empty note saved a moment ago is given to fill
-
-
-def settled_bytes(full: Path) -> bytes:
-    """The note's bytes; an empty file modified within the last second is read again for a
-    moment: an editor that saves in place (truncate, then write) shows it empty in between,
-    and an edit made on that would replace the whole note with its own lines."""
-    data = full.read_bytes()
-    deadline = time.monotonic() + SETTLE_SECONDS
-    while not data and time.monotonic() < deadline:
-        if time.time() - full.stat().st_mtime > 1.0:
-            break  # empty for a while: an empty note
-        time.sleep(0.005)
-        data = full.read_bytes()
-    return data
-
-
 def vault_path(raw: str) -> str:
     """A vault-relative POSIX path from what a caller gave; refuses escapes."""
     text = raw.strip().replace("\\", "/")
@@ -116,6 +110,7 @@ class NoteWriter:
         self.vault = parts.settings.vault
         self.keep = keep_dir(parts.settings.index_dir)
         self._own_history: History | None = None
+        self.last_report: IndexReport | None = None  # the index pass of the last write
 
     @property
     def history(self) -> History:
@@ -158,14 +153,26 @@ class NoteWriter:
             raise ConflictError(f"{path} is not edited: {exc}") from exc
 
     def check_scope(self, path: str) -> None:
+        """ForbiddenError unless the current origin may write `path`: by the path given and,
+        held to folders, by where it leads (a symbolic link to another folder counts there)."""
         origin = current()
         if origin.read_only:
             raise ForbiddenError(f"{origin.source} is read-only here: {path} was not written")
-        if not origin.allows(path):
+        if not origin.allows(path) or (
+            origin.write_folders and not origin.allows(self._real(path))
+        ):
             folders = ", ".join(origin.write_folders)
             raise ForbiddenError(
                 f"{origin.source} may write only in {folders}: {path} was not written"
             )
+
+    def _real(self, path: str) -> str:
+        """Where `path` leads, links followed, relative to the vault ("/" when outside)."""
+        try:
+            real = (self.vault / path).resolve().relative_to(self.vault.resolve())
+        except (OSError, ValueError):
+            return "/"
+        return real.as_posix()
 
     @staticmethod
     def check_expected(path: str, note: NoteText | None, expected: str | None) -> None:
@@ -262,6 +269,26 @@ class NoteWriter:
             self.check_expected(path, None, expected_hash)
             return self._create(path, text.encode("utf-8"), text, operation, dry_run)
 
+    def create_free(
+        self, folder: str, stem: str, text: str, operation: str, suffix: str = ".md"
+    ) -> WriteResult:
+        """A new note in `folder` at the first free name: `stem.md`, `stem 2.md`, ... (an
+        import: never over a file, never refused for the name alone)."""
+        folder = folder.strip("/")
+        for n in range(1, 10_000):
+            name = f"{stem}{suffix}" if n == 1 else f"{stem} {n}{suffix}"
+            path = f"{folder}/{name}" if folder else name
+            self.check_scope(path)
+            with self._writing():
+                full = self.file(path)
+                if full.exists() or full.is_symlink():
+                    continue
+                try:
+                    return self._create(path, text.encode("utf-8"), text, operation, False)
+                except NameTaken:  # another program took the name meanwhile
+                    continue
+        raise ConflictError(f"no free file name for {stem!r} in {folder or 'the vault'!r}")
+
     def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
         """A note where there is none (never over a file another program just made); in the
         history once it is there, so a refused create leaves no version behind."""
@@ -278,7 +305,7 @@ class NoteWriter:
         try:
             create_file(full, data)
         except FileExistsError:
-            raise ConflictError(f"{path} was created by another program meanwhile") from None
+            raise NameTaken(f"{path} was created by another program meanwhile") from None
         self.history.record(path, data, current().source, operation, added, 0)
         swap.at_point("recorded")
         self._index([path])
@@ -287,8 +314,9 @@ class NoteWriter:
     def restore(
         self, path: str, number: int, expected_hash: str | None = None, dry_run: bool = False
     ) -> WriteResult:
-        """Put version `number` of `path` back (a write like any other: undoable, refused
-        as stale if the note is not what the caller read); a deleted note comes back."""
+        """Put version `number` of `path` back, its very bytes (a write like any other:
+        undoable, refused as stale if the note is not what the caller read); a deleted note
+        comes back at its path."""
         self.check_scope(path)
         with self._writing():
             version = self.history.version(path, number)
@@ -304,7 +332,7 @@ class NoteWriter:
                 text = decode_for_edit(data).text
             except EncodingError:
                 text = data.decode("utf-8", errors="replace")
-            operation = f"restore version {number}"
+            operation = f"restore v{number}"
             full = self.file(path)
             if not (full.exists() or full.is_symlink()):
                 self.check_expected(path, None, expected_hash)
@@ -364,4 +392,4 @@ class NoteWriter:
 
     def _index(self, paths: list[str]) -> None:
         """The index catches up before the answer: a search right after finds the words."""
-        self.parts.indexer.run(paths=paths)
+        self.last_report = self.parts.indexer.run(paths=paths)

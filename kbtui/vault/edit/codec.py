@@ -12,7 +12,9 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from kbtui.vault.edit.write import WriteError
 
@@ -106,3 +108,20 @@ def decode_for_edit(data: bytes) -> NoteText:
     crlf = text.count("\r\n")
     newline = "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
     return NoteText(data, text, encoding, bom, newline)
+
+
+SETTLE_SECONDS = 0.25  # how long an empty note saved a moment ago is given to fill
+
+
+def settled_bytes(full: Path) -> bytes:
+    """The note's bytes; an empty file modified within the last second is read again for a
+    moment: an editor that saves in place (truncate, then write) shows it empty in between,
+    and an edit made on that would replace the whole note with its own lines."""
+    data = full.read_bytes()
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while not data and time.monotonic() < deadline:
+        if time.time() - full.stat().st_mtime > 1.0:
+            break  # empty for a while: an empty note
+        time.sleep(0.005)
+        data = full.read_bytes()
+    return data

@@ -324,7 +324,8 @@ def move_file(
             _put_back(aside, path, keep, token, kept_hook)
             raise WriteError(f"{target.name} already exists")
         at_point("moved")
-        aside.unlink()  # a late write into the file went to `target`: the same file
+        aside.unlink(missing_ok=True)  # a late write went to `target` (the same file), or
+        # there are no hard links here and `_link` renamed the file set aside into `target`
         _fsync_dir(path.parent)
         _fsync_dir(target.parent)
 

@@ -1,1 +1,2 @@
-"""Obsidian's own conventions inside a vault: tasks, markdown links, daily notes."""
+"""Obsidian's own conventions inside a vault: tasks, markdown links, daily notes, where a
+new note goes."""
