@@ -294,8 +294,9 @@ class History:
                 "DELETE FROM blobs WHERE hash NOT IN "
                 "(SELECT hash FROM versions WHERE hash IS NOT NULL)"
             )
-        with self._lock:  # the deletions' pages out of the WAL, and the WAL cut back
-            self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if dropped:  # the deletions' pages out of the WAL, and the WAL cut back
+            with self._lock:
+                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return int(dropped)
 
     def note_kept(self, file: Path, path: str, digest: str | None) -> None:
