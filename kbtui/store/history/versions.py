@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtui.store.history.proposals import Proposals
+
 HISTORY_FILENAME = "history.sqlite"
 KEEP_DAYS = 7.0
 
@@ -89,6 +91,7 @@ class History:
         self._con.execute("PRAGMA synchronous=NORMAL")
         self._con.executescript(_SCHEMA)
         self._con.commit()
+        self.proposals = Proposals(self._con, self._lock)  # writes held for review
 
     def close(self) -> None:
         with self._lock:
@@ -214,6 +217,7 @@ class History:
                 "DELETE FROM blobs WHERE hash NOT IN "
                 "(SELECT hash FROM versions WHERE hash IS NOT NULL)"
             )
+        self.proposals.prune(cutoff)
         return int(dropped)
 
     def note_kept(self, file: Path, path: str, digest: str | None) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -32,6 +33,27 @@ from kbtui.vault.edit.swap import StaleError, create_file, move_file, recover, r
 from kbtui.vault.edit.write import WriteError, inside
 
 KEEP_FOLDER = "history-kept"  # under the index folder: old files set aside by writes
+# (path, bytes before or None, bytes after or None): what a dry run would write
+DryRun = tuple[str, bytes | None, bytes | None]
+_DRY_RUNS: ContextVar[list[DryRun] | None] = ContextVar("kbtui_dry_runs", default=None)
+
+
+@contextlib.contextmanager
+def dry_runs() -> Iterator[list[DryRun]]:
+    """Collects, for each dry run inside, the note's bytes before and the bytes the write
+    would leave (None: no file): what a review keeps of a proposed write."""
+    seen: list[DryRun] = []
+    token = _DRY_RUNS.set(seen)
+    try:
+        yield seen
+    finally:
+        _DRY_RUNS.reset(token)
+
+
+def _dry(path: str, before: bytes | None, after: bytes | None) -> None:
+    seen = _DRY_RUNS.get()
+    if seen is not None:
+        seen.append((path, before, after))
 
 
 class StaleNoteError(ConflictError):
@@ -204,6 +226,7 @@ class NoteWriter:
         result = WriteResult(path, content_hash(new), note.hash, added, removed, dry_run=dry)
         if dry:
             result.diff = unified(note.text, new_text, path)
+            _dry(path, note.raw, new)
             return result
         if new == note.raw:
             return result
@@ -261,6 +284,7 @@ class NoteWriter:
         result.extra["created"] = True
         if dry:
             result.diff = unified("", text, path)
+            _dry(path, None, data)
             return result
         full.parent.mkdir(parents=True, exist_ok=True)
         if not inside(self.vault, full.parent):
@@ -327,6 +351,7 @@ class NoteWriter:
             result = WriteResult(path, None, now, 0, len(text.splitlines()), dry_run=dry_run)
             if dry_run:
                 result.diff = unified(text, "", path)
+                _dry(path, raw, None)
                 return result
             self.history.observe([(path, raw)])
             try:
