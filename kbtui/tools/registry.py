@@ -148,7 +148,11 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(APP_GRAPH_MAP, lambda t, a: map_tools.map_data(t.parts, a), published=False),
         Tool(APP_LINK_NAMES, _vault_app(link_names), published=False),
-        Tool(review.APP_PROPOSALS, _vault_app(review.app_proposals), published=False),
+        Tool(
+            review.APP_PROPOSALS,
+            lambda t, a: review.app_proposals(t.parts, t.call_unheld, a),
+            published=False,
+        ),
         Tool(
             review.APP_REVIEW,
             lambda t, a: review.app_review(t.parts, t.call_unheld, a),

@@ -80,6 +80,7 @@ class KbCommands(Provider):
             ("Map of the current note", "Its neighbours drawn", partial(app.action_graph, "map")),
             ("Overview of the vault", "Groups of notes and their links", graph("overview")),
             ("Switch vault…", "Open another vault folder", app.action_switch_vault),
+            *app.edit_commands(bool(((app.last_status or {}).get("review") or {}).get("review"))),
             ("Keys (help)", "Every key of every screen", app.action_help),
         ]
 

@@ -21,6 +21,7 @@ from kbtui.tools.params import Param
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.review.hold import proposals
 from kbtui.tools.write.origin import Origin, acting_as
+from kbtui.tools.write.service import dry_runs
 from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
 
 Call = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -55,7 +56,9 @@ APP_REVIEW = ToolSpec(
 REVIEW_TOOLS = {t.name: t for t in (APP_PROPOSALS, APP_REVIEW)}
 
 
-def app_proposals(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+def app_proposals(parts: VaultParts, call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """`call` runs a tool without holding it for review (Toolset.call_unheld): `get` dry-runs
+    the proposal on the note as it is now (what accept with the current hash would write)."""
     store = proposals(parts)
     counts = {"pending": store.pending_count(), "review": store.review_on()}
     if args["action"] == "count":
@@ -73,14 +76,28 @@ def app_proposals(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     before, after = store.texts(number)
     file = parts.settings.vault / proposal.path
     now = file.read_bytes() if file.is_file() else None
+    current = None if now is None else content_hash(now)
+    applied: dict[str, Any] = {"applies": now == before, "applied_text": _text(after)}
+    if now != before and now is not None and before is not None and proposal.state == "pending":
+        applied = _applied(call, proposal.tool, {**proposal.args, "expected_hash": current})
     return ok(
         **counts,
         proposal=proposal.as_dict(),
         base_text=_text(before),
         proposed_text=_text(after),
         current_text=_text(now),
-        current_hash=None if now is None else content_hash(now),
+        current_hash=current,
+        **applied,
     )
+
+
+def _applied(call: Call, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """What the held call would write to the note as it is now (its dry run), or why not."""
+    with dry_runs() as seen:
+        answer = call(tool, {**args, "dry_run": True})
+    if not answer.get("ok") or not seen:
+        return {"applies": False, "applied_text": None, "apply_error": answer.get("message")}
+    return {"applies": True, "applied_text": _text(seen[-1][2])}
 
 
 def app_review(parts: VaultParts, call: Call, args: dict[str, Any]) -> dict[str, Any]:
