@@ -100,7 +100,7 @@ class Ranker:
                 q, self.keys, scorer=fuzz.partial_ratio, processor=None, limit=limit * 2,
                 score_cutoff=70,
             ):  # fmt: skip
-                best.setdefault(i, score - 30)
+                best.setdefault(i, score - 30 - self.aside[i])
         order = sorted(best, key=lambda i: (-best[i], len(self.keys[i]), self.keys[i]))
         return _unique([self.choices[i] for i in order], limit)
 

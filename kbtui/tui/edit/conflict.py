@@ -83,6 +83,7 @@ class ConflictScreen(ModalScreen[str | None]):
         border-title-color: $accent;
     }
     ConflictScreen .conflict-side Static { width: auto; }
+    ConflictScreen ScrollableContainer, ConflictScreen VerticalScroll { scrollbar-size: 1 1; }
     ConflictScreen #conflict-diff {
         height: 1fr;
         border: round $primary-darken-2;

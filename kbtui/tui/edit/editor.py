@@ -12,6 +12,7 @@ saved as a copy beside it (`Name (conflict YYYY-MM-DD HHMM).md`), which the edit
 from __future__ import annotations
 
 import datetime as dt
+from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -19,31 +20,23 @@ from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.geometry import Offset
 from textual.widgets import Static, TextArea
 
 from kbtui.cells import cell_safe
-from kbtui.tui.edit.completion import (
-    Choice,
-    CompletionList,
-    Context,
-    Ranker,
-    context,
-    heading_ranker,
-    in_code_block,
-    link_ranker,
-    tag_ranker,
-    text_headings,
-)
+from kbtui.tui.edit.completing import Completing
+from kbtui.tui.edit.completion import CompletionList
 from kbtui.tui.edit.conflict import COPY, MINE, THEIRS, ConflictScreen, LeaveEditor
-from kbtui.tui.screens.base import KbScreen
 
 Envelope = dict[str, Any]
 
 
 def language() -> str | None:
-    """Markdown highlighting when this Textual has it (tree-sitter's grammar installed)."""
-    return "markdown" if "markdown" in TextArea().available_languages else None
+    """Markdown highlighting when it can be had: TextArea lists markdown among its languages
+    whether or not tree-sitter and its markdown grammar (dependencies of kbtui) are there,
+    and highlights nothing without them."""
+    listed = "markdown" in TextArea().available_languages
+    grammar = all(find_spec(m) is not None for m in ("tree_sitter", "tree_sitter_markdown"))
+    return "markdown" if listed and grammar else None
 
 
 def copy_path(path: str, now: dt.datetime) -> str:
@@ -108,7 +101,7 @@ class NoteArea(TextArea):
             self.editor.action_leave()
 
 
-class EditorScreen(KbScreen):
+class EditorScreen(Completing):
     """One note's text, saved through the write path."""
 
     DEFAULT_CSS: ClassVar[str] = """
@@ -130,11 +123,6 @@ class EditorScreen(KbScreen):
         self.details = ""  # encoding and line endings, as note_read says them
         self.disk_changed = False  # the file changed on disk while the text was unsaved
         self.leaving = False  # leave once the save lands
-        self.links: Ranker | None = None
-        self.tags: Ranker | None = None
-        self.headings: dict[str, Ranker] = {}  # another note's headings, by the name typed
-        self.ctx: Context | None = None
-        self.dismissed: tuple[int, int] | None = None  # a list closed by Escape: (row, start)
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="editor-title")
@@ -146,14 +134,6 @@ class EditorScreen(KbScreen):
             read_only=True,  # until the note is read
         )
         yield CompletionList(id="editor-completion")
-
-    @property
-    def area(self) -> NoteArea:
-        return self.query_one(NoteArea)
-
-    @property
-    def completion(self) -> CompletionList:
-        return self.query_one(CompletionList)
 
     def on_mount(self) -> None:
         self.show_title()
@@ -184,17 +164,6 @@ class EditorScreen(KbScreen):
         self.saved_text = self.area.text  # as the area gives it back (its line endings)
         self.disk_changed = False
         self.show_title()
-
-    @work(thread=True, exclusive=True, group="editor-names")
-    def load_names(self) -> None:
-        answer = self.kb.tool("app_link_names", {})
-        if answer.get("ok"):
-            links, tags = link_ranker(answer["notes"]), tag_ranker(answer["tags"])
-            self.app.call_from_thread(self._names_loaded, links, tags)
-
-    def _names_loaded(self, links: Ranker, tags: Ranker) -> None:
-        self.links, self.tags = links, tags
-        self.complete()
 
     @property
     def modified(self) -> bool:
@@ -242,83 +211,6 @@ class EditorScreen(KbScreen):
     def _changed(self, event: TextArea.Changed) -> None:
         self.show_title()
         self.complete()
-
-    @on(TextArea.SelectionChanged)
-    def _moved(self, event: TextArea.SelectionChanged) -> None:
-        if self.completion.shown and self.cursor_context() != self.ctx:
-            self.completion.hide()
-
-    def cursor_context(self) -> Context | None:
-        area = self.area
-        row, column = area.cursor_location
-        found = context(area.document.get_line(row)[:column])
-        if found is not None and in_code_block(area.document.lines, row):
-            return None
-        return found
-
-    def complete(self) -> None:
-        """Show (or hide) the list for what the cursor is after."""
-        ctx = self.ctx = self.cursor_context()
-        row = self.area.cursor_location[0]
-        if ctx is None or (row, ctx.start) == self.dismissed:
-            self.completion.hide()
-            return
-        self.dismissed = None
-        choices = self.choices(ctx)
-        if not choices:
-            self.completion.hide()
-            return
-        self.completion.show_choices(choices)
-        x, y = self.area.cursor_screen_offset
-        self.completion.absolute_offset = Offset(max(0, x - len(ctx.query) - 1), y + 1)
-
-    def choices(self, ctx: Context) -> list[Choice]:
-        if ctx.kind == "link":
-            return self.links.rank(ctx.query) if self.links else []
-        if ctx.kind == "tag":
-            return self.tags.rank(ctx.query) if self.tags else []
-        if not ctx.note:  # [[#: this note's own headings
-            return heading_ranker(text_headings(self.area.text)).rank(ctx.query)
-        ranker = self.headings.get(ctx.note)
-        if ranker is None:
-            self.load_headings(ctx.note)
-            return []
-        return ranker.rank(ctx.query)
-
-    @work(thread=True, group="editor-headings")
-    def load_headings(self, note: str) -> None:
-        answer = self.kb.tool("app_outline", {"note": note})
-        found = answer.get("results") if answer.get("ok") else []
-        ranker = heading_ranker([(int(h["level"]), str(h["heading"])) for h in found or []])
-        self.app.call_from_thread(self._headings_loaded, note, ranker)
-
-    def _headings_loaded(self, note: str, ranker: Ranker) -> None:
-        self.headings[note] = ranker
-        if self.ctx is not None and self.ctx.note == note:
-            self.complete()
-
-    def accept(self) -> None:
-        """The highlighted choice replaces what was typed; a link gets its `]]`."""
-        choice, ctx = self.completion.chosen(), self.ctx
-        self.completion.hide()
-        if choice is None or ctx is None:
-            return
-        area = self.area
-        row, column = area.cursor_location
-        after = area.document.get_line(row)[column:]
-        insert = choice.insert
-        closed = ctx.kind in ("link", "heading") and after.startswith("]]")
-        if ctx.kind in ("link", "heading") and not closed:
-            insert += "]]"
-        area.replace(insert, (row, ctx.start), (row, column), maintain_selection_offset=False)
-        if closed:
-            area.move_cursor((row, ctx.start + len(insert) + 2))
-        self.completion.hide()
-
-    def dismiss_completion(self) -> None:
-        if self.ctx is not None:
-            self.dismissed = (self.area.cursor_location[0], self.ctx.start)
-        self.completion.hide()
 
     # -- saving ----------------------------------------------------------------------------
     def action_save(self) -> None:

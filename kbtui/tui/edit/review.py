@@ -36,7 +36,7 @@ def proposal_option(p: dict[str, Any]) -> Option:
     line.append(f"\n   {p['tool']}", style="cyan")
     line.append(f"  +{p['added']} -{p['removed']}", style="dim")
     line.append(f"  {cell_safe(str(p['source']))}", style="magenta")
-    line.append(f"  {str(p['time']).replace('T', ' ')[:16]}", style="dim")
+    line.append(f"  {str(p['time'])[5:16].replace('T', ' ')}", style="dim")  # MM-DD HH:MM
     return Option(line, id=str(p["id"]))
 
 
@@ -45,10 +45,12 @@ def proposal_text(p: dict[str, Any]) -> Group:
     head = Text()
     head.append(f"Proposal {p['id']}: ", style="bold")
     head.append(f"{p['tool']} on {cell_safe(str(p['path']))}", style="bold")
-    head.append(f"\nasked by {cell_safe(str(p['source']))} at {p['time']}", style="dim")
+    when = str(p["time"]).replace("T", " ")
+    head.append(f"\nasked by {cell_safe(str(p['source']))} at {when}", style="dim")
     head.append(f" · {p['state']}", style=STATE_STYLE.get(str(p["state"]), ""))
     if p.get("outcome"):
-        head.append(f" {p.get('decided')}: {cell_safe(str(p['outcome']))}", style="dim")
+        decided = str(p.get("decided")).replace("T", " ")
+        head.append(f" {decided}: {cell_safe(str(p['outcome']))}", style="dim")
     diff = Text()
     for line in str(p.get("diff") or "").splitlines():
         style = ""
@@ -70,9 +72,9 @@ class ReviewScreen(KbScreen):
     DEFAULT_CSS: ClassVar[str] = """
     ReviewScreen #review-title { height: auto; padding: 0 1; }
     ReviewScreen #review-main { height: 1fr; }
-    ReviewScreen #review-list { width: 2fr; height: 1fr; }
+    ReviewScreen #review-list { width: 52; height: 1fr; }
     ReviewScreen #review-diff {
-        width: 3fr;
+        width: 1fr;
         border: round $primary-darken-2;
         border-title-color: $accent;
         padding: 0 1;
