@@ -98,6 +98,8 @@ async def test_i_opens_the_note_link_completion_and_save_through_the_write_path(
     async with app.run_test(size=SIZE) as pilot:
         editor = await open_editor(pilot, "concept:crdt")
         assert editor.area.text == before and editor.hash == content_hash(before.encode())
+        assert editor.area.language == "markdown" and editor.area.soft_wrap
+        assert editor.area._highlights  # tree-sitter's grammar is there: headings coloured
         at_end(editor)
         await pilot.press("enter")
         await type_text(pilot, "Wombats with [[andr")

@@ -10,6 +10,7 @@ ranks in milliseconds (bench/tui_editor.py).
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -22,7 +23,7 @@ from textual.widgets.option_list import Option
 from kbtui.cells import cell_safe
 
 SHOWN = 12  # entries in the list
-RANKED = 2000  # names WRatio ranks at most (cheapest first: those starting with the query)
+RANKED = 300  # names WRatio ranks at most (the likeliest: those starting with the query ...)
 _HEADING = re.compile(r"\[\[([^\[\]|#\n]*)#([^\[\]|#\n]*)$")
 _LINK = re.compile(r"\[\[([^\[\]|#\n]*)$")
 _TAG = re.compile(r"(?:^|[\s(,;])#([\w/-]*)$")
@@ -84,11 +85,13 @@ class Ranker:
         q = utils.default_process(query)
         if not q:
             return _unique(self.choices, limit)
-        words = q.split()
-        hits = [i for i, key in enumerate(self.keys) if all(w in key for w in words)]
+        words, keys = q.split(), self.keys
+        if len(words) == 1:
+            hits = [i for i, key in enumerate(keys) if q in key]
+        else:
+            hits = [i for i, key in enumerate(keys) if all(w in key for w in words)]
         if len(hits) > RANKED:
-            hits.sort(key=lambda i: (not self.keys[i].startswith(q), len(self.keys[i])))
-            hits = hits[:RANKED]
+            hits = self._likeliest(q, hits)
         best: dict[int, float] = {}
         for _, score, i in process.extract(
             q, {i: self.keys[i] for i in hits}, scorer=fuzz.WRatio, processor=None, limit=None
@@ -103,6 +106,22 @@ class Ranker:
                 best.setdefault(i, score - 30 - self.aside[i])
         order = sorted(best, key=lambda i: (-best[i], len(self.keys[i]), self.keys[i]))
         return _unique([self.choices[i] for i in order], limit)
+
+    def _likeliest(self, q: str, hits: list[int]) -> list[int]:
+        """RANKED of many names holding the query, for WRatio to order: those starting
+        with it, then those with a word starting with it, then the rest; shortest first."""
+        keys, spaced = self.keys, " " + q
+        picked: list[int] = []
+        starts = [i for i in hits if keys[i].startswith(q)]
+        inner = [i for i in hits if spaced in keys[i] and not keys[i].startswith(q)]
+        for tier in (starts, inner, hits):
+            room = RANKED - len(picked)
+            if room <= 0:
+                break
+            taken = set(picked)
+            fresh = [i for i in tier if i not in taken] if picked and tier is hits else tier
+            picked += heapq.nsmallest(room, fresh, key=lambda i: len(keys[i]))
+        return picked
 
 
 def _unique(choices: list[Choice], limit: int) -> list[Choice]:
@@ -186,13 +205,16 @@ class CompletionList(OptionList):
         self.choices: list[Choice] = []
 
     def show_choices(self, choices: list[Choice]) -> None:
+        if choices == self.choices and self.display:
+            return  # the same list: nothing to draw again
         self.choices = choices
-        self.clear_options()
+        options = []
         for choice in choices:
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append(choice.label, style="bold")
             line.append(f"  {choice.detail}", style="dim")
-            self.add_option(Option(line))
+            options.append(Option(line))
+        self.set_options(options)
         self.highlighted = 0 if choices else None
         self.display = bool(choices)
 

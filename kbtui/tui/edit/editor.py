@@ -20,6 +20,7 @@ from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.document._wrapped_document import WrappedDocument
 from textual.widgets import Static, TextArea
 
 from kbtui.cells import cell_safe
@@ -48,9 +49,26 @@ def copy_path(path: str, now: dt.datetime) -> str:
     return f"{folder}/{copy}" if folder else f"/{copy}"
 
 
+class CountedWrap(WrappedDocument):
+    """Textual's soft-wrapped document, its height counted in O(1): the rows it maps are
+    one entry each of `_offset_to_line_info`. Textual sums every line's wrap offsets for
+    the height, and asks for it once per line drawn: on a 2,000-line note that was most of
+    a keystroke's frame (bench/tui_editor.py)."""
+
+    @property
+    def height(self) -> int:
+        return len(self._offset_to_line_info)
+
+
 class NoteArea(TextArea):
     """The text. While the completion list shows, up/down move in it, Enter or Tab accepts
     and Escape closes it (priority keys that step aside when it is hidden)."""
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        super()._set_document(text, language)
+        wrapped = self.wrapped_document
+        if type(wrapped) is WrappedDocument and hasattr(wrapped, "_offset_to_line_info"):
+            wrapped.__class__ = CountedWrap  # the same object, its height counted
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "complete_move(-1)", show=False, priority=True),
@@ -123,6 +141,7 @@ class EditorScreen(Completing):
         self.details = ""  # encoding and line endings, as note_read says them
         self.disk_changed = False  # the file changed on disk while the text was unsaved
         self.leaving = False  # leave once the save lands
+        self._title = ""  # the title line shown
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="editor-title")
@@ -184,7 +203,9 @@ class EditorScreen(Completing):
         if self.disk_changed:
             line.append("  changed on disk: saving will show both", style="bold red")
         line.append("  ctrl+s save · esc back", style="dim")
-        self.query_one("#editor-title", Static).update(line)
+        if line.plain != self._title:  # an update lays the screen out again: not per key
+            self._title = line.plain
+            self.query_one("#editor-title", Static).update(line)
 
     def index_changed(self) -> None:
         """A pass took in changes: this note's file may have changed under the editor."""
