@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.edit.completion import context, in_code_block, link_ranker, text_headings
 from kbtui.tui.edit.conflict import ConflictScreen, LeaveEditor
-from kbtui.tui.edit.editor import EditorScreen, NoteArea, copy_path
+from kbtui.tui.edit.editor import CountedWrap, EditorScreen, NoteArea, copy_path
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.vault.edit.codec import content_hash
@@ -116,6 +116,9 @@ async def test_i_opens_the_note_link_completion_and_save_through_the_write_path(
         assert editor.completion.choices[0].insert == "Design notes"
         await pilot.press("enter")
         assert editor.modified
+        wrapped = editor.area.wrapped_document  # its height counted, as Textual sums it
+        assert isinstance(wrapped, CountedWrap)
+        assert wrapped.height == sum(len(o) + 1 for o in wrapped._wrap_offsets) > 0
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert not editor.modified

@@ -64,12 +64,6 @@ class NoteArea(TextArea):
     """The text. While the completion list shows, up/down move in it, Enter or Tab accepts
     and Escape closes it (priority keys that step aside when it is hidden)."""
 
-    def _set_document(self, text: str, language: str | None) -> None:
-        super()._set_document(text, language)
-        wrapped = self.wrapped_document
-        if type(wrapped) is WrappedDocument and hasattr(wrapped, "_offset_to_line_info"):
-            wrapped.__class__ = CountedWrap  # the same object, its height counted
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "complete_move(-1)", show=False, priority=True),
         Binding("down", "complete_move(1)", show=False, priority=True),
@@ -92,6 +86,12 @@ class NoteArea(TextArea):
             id="editor.escape",
         ),
     ]
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        super()._set_document(text, language)
+        wrapped = self.wrapped_document
+        if type(wrapped) is WrappedDocument and hasattr(wrapped, "_offset_to_line_info"):
+            wrapped.__class__ = CountedWrap  # the same object, its height counted
 
     @property
     def editor(self) -> EditorScreen:
