@@ -62,7 +62,13 @@ class Completing(KbScreen):
 
     @on(TextArea.SelectionChanged)
     def _moved(self, event: TextArea.SelectionChanged) -> None:
-        if self.completion.shown and self.cursor_context() != self.ctx:
+        """The cursor left what the list completes (an arrow key, a click): it closes. A
+        letter typed moves the cursor too, before the text's change is seen: the same link
+        (kind and start) keeps the list, which the change then ranks again."""
+        if not self.completion.shown:
+            return
+        now, was = self.cursor_context(), self.ctx
+        if now is None or was is None or (now.kind, now.start) != (was.kind, was.start):
             self.completion.hide()
 
     def cursor_context(self) -> Context | None:

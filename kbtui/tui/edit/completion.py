@@ -191,8 +191,7 @@ class CompletionList(OptionList):
         overlay: screen;
         constrain: inside inflect;
         width: 64;
-        height: auto;
-        max-height: 14;
+        height: 14;
         border: round $accent;
         background: $surface;
         padding: 0;
@@ -214,6 +213,9 @@ class CompletionList(OptionList):
             line.append(choice.label, style="bold")
             line.append(f"  {choice.detail}", style="dim")
             options.append(Option(line))
+        # A fixed size: new options redraw the list alone; a size of `auto` laid out the
+        # whole screen again on every letter typed (bench/tui_editor.py)
+        self.styles.height = len(options) + 2  # the border
         self.set_options(options)
         self.highlighted = 0 if choices else None
         self.display = bool(choices)
