@@ -186,6 +186,7 @@ class CompletionList(OptionList):
     the editor sends it up, down, Enter, Tab and Escape while it is shown."""
 
     can_focus = False
+    WIDE = 62  # a choice's cells: the width less the border
     DEFAULT_CSS: ClassVar[str] = """
     CompletionList {
         overlay: screen;
@@ -212,6 +213,7 @@ class CompletionList(OptionList):
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append(choice.label, style="bold")
             line.append(f"  {choice.detail}", style="dim")
+            line.truncate(self.WIDE, overflow="ellipsis")  # one row each: the list's size
             options.append(Option(line))
         # A fixed size: new options redraw the list alone; a size of `auto` laid out the
         # whole screen again on every letter typed (bench/tui_editor.py)
