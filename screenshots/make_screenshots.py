@@ -44,6 +44,9 @@ SHOTS = {
     "map-small": "test_graph_map_80x24",
     "map-kepano": "test_graph_map_kepano",
     "overview": "test_graph_overview",
+    "new-note": "test_new_note_with_template_picker",
+    "history": "test_history_diff",
+    "changes": "test_changes_screen",
     # the editor's and review's snapshots have a file of their own
     "editor": "../test_tui_edit_snapshots/test_editor_with_link_completion",
     "conflict": "../test_tui_edit_snapshots/test_conflict_view",

@@ -70,7 +70,7 @@ def test_read_only_over_stdio(owner: SharedVault) -> None:
     before = notes(vault)
     with stdio(owner, "--read-only") as mcp:
         tools = mcp.tools()
-        assert {t.name for t in tools} == READ_ONLY | EXTRACTORS
+        assert {t.name for t in tools} == READ_ONLY | EXTRACTORS | {"note_history"}
         assert all(t.annotations and t.annotations.open_world_hint is False for t in tools)
         why = mcp.refused("kg_create_entity", NEW_ENTITY, "ForbiddenError")
         assert why == "mcp:stdio-probe is read-only here: kg_create_entity writes; not run"

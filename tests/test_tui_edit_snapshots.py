@@ -68,4 +68,4 @@ def test_review_screen(snap_compare: Snap, runtime: VaultRuntime) -> None:
     assert history is not None
     with sqlite3.connect(history.path) as con:
         con.execute("UPDATE proposals SET time = ?", (WHEN,))
-    assert shot(snap_compare, make_app(runtime), "f2")
+    assert shot(snap_compare, make_app(runtime), "f3")

@@ -270,4 +270,4 @@ async def test_f1_lists_the_editor_conflict_and_review_keys(runtime: VaultRuntim
         assert len(part) == 2, section
         for word in words:
             assert word in part[1].split("\n\n", 1)[0], (section, word)
-    assert "What assistants asked to write" in text  # f2
+    assert "what assistants asked to write" in text  # f3

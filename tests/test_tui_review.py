@@ -1,6 +1,6 @@
 """The Review screen (issue 40, item 6) driven with Pilot: an assistant's write held for
 review (a call from an `mcp:` origin under review, as `kbtui mcp --review` makes it, through a
-real VaultRuntime) shows in the status line's badge and on the screen (f2); `a` writes it as
+real VaultRuntime) shows in the status line's badge and on the screen (f3); `a` writes it as
 proposed, a note changed since is a conflict applied to the note as it is now, `x` rejects,
 `c` copies; `kbtui --review` and the palette turn the vault's review mode on."""
 
@@ -41,7 +41,7 @@ def state(runtime: VaultRuntime, number: int) -> str:
     return str(got["proposal"]["state"])
 
 
-async def test_the_badge_and_f2_then_a_writes_it_as_proposed(runtime: VaultRuntime) -> None:
+async def test_the_badge_and_f3_then_a_writes_it_as_proposed(runtime: VaultRuntime) -> None:
     crdt = runtime.settings.vault / CRDT
     before = crdt.read_text()
     number = propose(runtime)["proposal"]
@@ -49,8 +49,8 @@ async def test_the_badge_and_f2_then_a_writes_it_as_proposed(runtime: VaultRunti
     app = make_app(runtime)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert "⚑ 1 to review (f2)" in str(app.screen.query_one(StatusBar).render())
-        await pilot.press("f2")
+        assert "⚑ 1 to review (f3)" in str(app.screen.query_one(StatusBar).render())
+        await pilot.press("f3")
         await settle(pilot)
         review = app.screen
         assert isinstance(review, ReviewScreen) and list(review.proposals) == [str(number)]
@@ -73,7 +73,7 @@ async def test_a_note_changed_since_is_a_conflict_applied_to_the_note_now(
     app = make_app(runtime)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f2")
+        await pilot.press("f3")
         await settle(pilot)
         await pilot.press("a")
         await settle(pilot)
@@ -97,7 +97,7 @@ async def test_x_rejects_and_c_saves_a_copy(runtime: VaultRuntime) -> None:
     app = make_app(runtime)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f2")
+        await pilot.press("f3")
         await settle(pilot)  # newest first: the second is highlighted
         await pilot.press("x")
         await settle(pilot)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none 
 
 _REVIEW_HELP = (
     "Turn the vault's review mode on: assistants' note writes wait as proposals until you "
-    "accept them (f2); ctrl+p turns it off."
+    "accept them (f3); ctrl+p turns it off."
 )
 
 

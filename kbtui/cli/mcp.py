@@ -73,7 +73,7 @@ LEVELS = ("debug", "info", "warning", "error")
     "--review",
     is_flag=True,
     help="Hold the assistants' note writes as proposals until you accept them in the TUI "
-    "(f2); other writing tools are refused.",
+    "(f3); other writing tools are refused.",
 )
 def mcp(
     vault: str | None,

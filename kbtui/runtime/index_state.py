@@ -21,6 +21,7 @@ WITH_INDEX_STATE = frozenset(
         "base_query",
         "vault_links",
         "tasks_list",
+        "app_tasks_query",
     }
 )
 _RESULT_KEYS = ("results", "entities", "path", "duplicates")

@@ -224,6 +224,9 @@ class VaultRuntime:
             "index": index,
             "stats": stats,
             "recovered": self.kb.store.recovered,  # a damaged index was set aside at open
+            # grows with each version in the history: a front end notices any note written
+            # (an assistant's edit too, which the indexer takes in without a pass of its own)
+            "writes": self.kb.history.last_id(),
         }
 
     def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:

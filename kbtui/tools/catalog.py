@@ -41,7 +41,7 @@ GRAPH_READS = (
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
     | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}
-    | {"kg_graph_image", "app_graph_map", "note_read"}
+    | {"kg_graph_image", "app_graph_map", "note_read", "app_tasks_query"}
 )
 
 

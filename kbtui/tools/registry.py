@@ -23,7 +23,7 @@ from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import APP_GRAPH_MAP, KG_GRAPH_IMAGE
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
-from kbtui.tools.contracts.notes import NOTE_TOOLS
+from kbtui.tools.contracts.notes import APP_NOTE_TOOLS, NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import context, map_tools
@@ -33,6 +33,7 @@ from kbtui.tools.graph.rename import Renamer
 from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
+from kbtui.tools.notes import changes as note_changes
 from kbtui.tools.notes import edit as note_edit
 from kbtui.tools.notes import files as note_files
 from kbtui.tools.notes import history as note_history
@@ -40,6 +41,7 @@ from kbtui.tools.obsidian import daily as obsidian_daily
 from kbtui.tools.obsidian import links as obsidian_links
 from kbtui.tools.obsidian import notes as obsidian_notes
 from kbtui.tools.obsidian import tasks as obsidian_tasks
+from kbtui.tools.obsidian import tasks_query as obsidian_tasks_query
 from kbtui.tools.obsidian.completion import APP_LINK_NAMES, link_names
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
@@ -136,9 +138,18 @@ TOOLS: dict[str, Tool] = {
             )
         ),
         *(
+            Tool(APP_NOTE_TOOLS[name], _vault_app(run), published=False)
+            for name, run in (
+                ("app_new_note", note_changes.app_new_note),
+                ("app_changes", note_changes.app_changes),
+                ("app_note_ids", note_changes.app_note_ids),
+            )
+        ),
+        *(
             Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
             for name, run in (
                 ("app_daily", obsidian_daily.daily),
+                ("app_tasks_query", obsidian_tasks_query.tasks_query),
                 ("app_outline", obsidian_notes.outline),
                 ("app_tags", obsidian_notes.tags),
                 ("app_properties", obsidian_notes.properties),
@@ -162,6 +173,7 @@ TOOLS: dict[str, Tool] = {
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
         _app("app_reindex", browse.reindex),
+        _app("app_editor", browse.editor),
         _app("app_sql", browse.sql),
         Tool(
             APP_TOOLS["app_search"],

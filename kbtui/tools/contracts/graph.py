@@ -14,8 +14,8 @@ CHANNEL = Param("string", "", pattern=r"^[A-Za-z0-9_.:-]{1,100}$")
 
 
 # a repeat of the same call changes nothing more (the entity or relation is there)
-ADDS_ONCE = Effects(destructive=False, idempotent=True)
-EXTRACTS = Effects(destructive=False, read_when=("persist", (False,)))  # writes with persist
+ADDS_ONCE = Effects(destructive=False, idempotent=True, scoped=True)
+EXTRACTS = Effects(destructive=False, read_when=("persist", (False,)), scoped=True)  # persist
 
 
 def _entity_id(description: str) -> Param:
@@ -227,7 +227,7 @@ KG_TOOLS = {
                 "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
             },
             {"result": None},
-            effects=Effects(read_when=("dryRun", (True,))),
+            effects=Effects(read_when=("dryRun", (True,)), scoped=True),
         ),
     )
 }

@@ -53,7 +53,8 @@ class Effects:
 
 
 READ = Effects(read_only=True, destructive=False, idempotent=True)
-ADDS = Effects(destructive=False)  # writes new notes or lines, never takes text away
+# writes new notes or lines, never takes text away; through NoteWriter (held to folders)
+ADDS = Effects(destructive=False, scoped=True)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ LINK_TOOLS = {
                 "linksRewritten": 0,
                 "retargeted": [],
             },
-            effects=Effects(read_when=("dryRun", (True,))),
+            effects=Effects(read_when=("dryRun", (True,)), scoped=True),
         ),
     )
 }
@@ -74,6 +74,7 @@ LINK_MENTION = ToolSpec(
         "column": Param("integer", "1-based column.", True, minimum=1),
     },
     {"filePath": None},
+    effects=Effects(scoped=True),
 )
 NOTE_MENTIONS = ToolSpec(
     "app_note_mentions",

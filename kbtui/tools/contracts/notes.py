@@ -122,3 +122,44 @@ NOTE_HISTORY = ToolSpec(
 )
 
 NOTE_TOOLS = {t.name: t for t in (NOTE_READ, NOTE_WRITE, NOTE_EDIT, NOTE_DELETE, NOTE_HISTORY)}
+
+# The TUI's own note operations (not published over MCP: their names start with app_).
+APP_NEW_NOTE = ToolSpec(
+    "app_new_note",
+    "What the new-note dialog offers: the vault's folders, the folder a new note goes to "
+    "(Obsidian's setting; `current`: the note open now), the Templates plugin's templates.",
+    {"current": Param("string", "The vault path of the note open now.", max_length=1000)},
+    {"folders": [], "folder": "", "templates": [], "template_folder": ""},
+    effects=READ,
+)
+APP_CHANGES = ToolSpec(
+    "app_changes",
+    "The latest writes across the vault, newest first (list); what one of them changed "
+    "(diff: against the version before it); or undo one (a restore of the version before "
+    "it, refused when the note changed since; undoing a creation deletes the note).",
+    {
+        "action": Param("string", "", default="list", enum=("list", "diff", "undo")),
+        "limit": Param("integer", "Most writes listed.", default=200, minimum=1, maximum=2000),
+        "path": Param("string", "The note's vault path (diff, undo).", max_length=1000),
+        "version": Param("integer", "The write's version of that note (diff, undo).", minimum=1),
+        "dry_run": _DRY,
+    },
+    {"changes": []},
+    effects=Effects(read_when=("action", ("list", "diff")), scoped=True),
+)
+APP_NOTE_IDS = ToolSpec(
+    "app_note_ids",
+    "The entity ids of indexed notes by their vault paths (a note just written, to open it).",
+    {
+        "paths": Param(
+            "array",
+            "Vault paths.",
+            True,
+            items=Param("string", "", max_length=1000),
+            max_items=1000,
+        ),
+    },
+    {"ids": {}},
+    effects=READ,
+)
+APP_NOTE_TOOLS = {t.name: t for t in (APP_NEW_NOTE, APP_CHANGES, APP_NOTE_IDS)}

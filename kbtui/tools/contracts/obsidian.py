@@ -36,10 +36,16 @@ VAULT_TOOLS = {
             {
                 "status": Param(
                     "string",
-                    "todo, done, all, or one status character.",
+                    "todo (not done), done (done or cancelled), all, or one status character.",
                     default="todo",
                     min_length=1,
                     max_length=4,
+                ),
+                "statusType": Param(
+                    "string",
+                    "Tasks plugin status types, comma-separated: TODO, IN_PROGRESS, ON_HOLD, "
+                    "DONE, CANCELLED, NON_TASK.",
+                    max_length=100,
                 ),
                 "note": _NOTE,
                 "dueBefore": Param(
@@ -54,8 +60,8 @@ VAULT_TOOLS = {
         ),
         ToolSpec(
             "task_update",
-            "Set one task's status (from tasks_list's file and line). Only that line changes; "
-            "refused if the line no longer holds that task.",
+            "Set one task's status (from tasks_list's file and line) as the Tasks plugin does: "
+            "done date, a recurring task's next occurrence. Refused if the line changed.",
             {
                 "file": Param("string", "Vault path of the note.", True, max_length=500),
                 "line": Param("integer", "1-based line.", True, minimum=1),
@@ -69,7 +75,7 @@ VAULT_TOOLS = {
                 "text": Param("string", "The task's line as listed, to check it.", max_length=2000),
             },
             {"task": None},
-            effects=Effects(destructive=False),  # one status character, kept in history
+            effects=Effects(destructive=False, scoped=True),  # one status character, in history
         ),
         ToolSpec(
             "daily_append",
@@ -108,6 +114,19 @@ APP_VAULT_TOOLS = {
             {"path": None},
         ),
         ToolSpec("app_outline", "A note's headings.", {"note": _APP_NOTE}, {"results": []}),
+        ToolSpec(
+            "app_tasks_query",
+            "A Tasks plugin query (a ```tasks block's text) over the vault's tasks.",
+            {
+                "query": Param("string", "The query.", True, max_length=100_000),
+                "today": Param("string", "Today's date.", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+                "this": Param(
+                    "string", "The note holding the query (placeholders).", max_length=500
+                ),
+                "markdown": Param("boolean", "Also the results as markdown.", default=False),
+            },
+            {"results": [], "count": 0},
+        ),
         ToolSpec(
             "app_tags",
             "Tags with note counts, or one tag's notes.",

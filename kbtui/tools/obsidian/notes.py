@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.edit.frontmatter import FrontmatterEditError
 from kbtui.vault.edit.property import (
     PropertyValueError,
@@ -24,7 +25,6 @@ from kbtui.vault.edit.property import (
     typed_value,
     value_type,
 )
-from kbtui.vault.edit.write import WriteError, replace_note
 from kbtui.vault.scan import MARKDOWN_SUFFIXES, is_markdown
 from kbtui.vault.spans import body_start
 
@@ -119,7 +119,9 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         if name not in fm:
             raise NotFoundError(f"{path} has no property {name!r}")
         return ok(note=path, name=name, value=fm[name], message=f"{name} of {path}")
-    data, text = _read(parts, path)
+    writer = NoteWriter(parts)
+    note = writer.read(path)  # in its own encoding and line endings (kbtui.tools.write)
+    text = note.text
     try:
         if args["action"] == "set":
             if args.get("value") is None:
@@ -134,11 +136,8 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     except FrontmatterEditError as exc:
         raise ConflictError(f"{path}: {exc}") from exc
     if new != text:
-        try:
-            replace_note(parts.settings.vault / path, data, new.encode())
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        parts.indexer.run(paths=[path])
+        operation = f"property:{args['action']} {name}"
+        writer.edit(path, lambda _: new, operation, expected_hash=note.hash)
     return ok(
         note=path, name=name, changed=new != text, message=f"{args['action']} {name} of {path}"
     )

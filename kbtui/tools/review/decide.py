@@ -20,8 +20,8 @@ from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, 
 from kbtui.tools.params import Param
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.review.hold import proposals
+from kbtui.tools.write.dry import dry_runs
 from kbtui.tools.write.origin import Origin, acting_as
-from kbtui.tools.write.service import dry_runs
 from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
 
 Call = Callable[[str, dict[str, Any]], dict[str, Any]]

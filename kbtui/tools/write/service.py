@@ -18,14 +18,15 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtui.models import IndexReport
 from kbtui.store.history import History
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.dry import record as _dry
 from kbtui.tools.write.origin import current
 from kbtui.vault.edit.codec import EncodingError, NoteText, content_hash, decode_for_edit
 from kbtui.vault.edit.diffs import line_changes, unified
@@ -33,27 +34,6 @@ from kbtui.vault.edit.swap import StaleError, create_file, move_file, recover, r
 from kbtui.vault.edit.write import WriteError, inside
 
 KEEP_FOLDER = "history-kept"  # under the index folder: old files set aside by writes
-# (path, bytes before or None, bytes after or None): what a dry run would write
-DryRun = tuple[str, bytes | None, bytes | None]
-_DRY_RUNS: ContextVar[list[DryRun] | None] = ContextVar("kbtui_dry_runs", default=None)
-
-
-@contextlib.contextmanager
-def dry_runs() -> Iterator[list[DryRun]]:
-    """Collects, for each dry run inside, the note's bytes before and the bytes the write
-    would leave (None: no file): what a review keeps of a proposed write."""
-    seen: list[DryRun] = []
-    token = _DRY_RUNS.set(seen)
-    try:
-        yield seen
-    finally:
-        _DRY_RUNS.reset(token)
-
-
-def _dry(path: str, before: bytes | None, after: bytes | None) -> None:
-    seen = _DRY_RUNS.get()
-    if seen is not None:
-        seen.append((path, before, after))
 
 
 class StaleNoteError(ConflictError):
@@ -64,6 +44,11 @@ class StaleNoteError(ConflictError):
     def __init__(self, message: str, current_hash: str | None) -> None:
         super().__init__(message)
         self.current_hash = current_hash
+        self.extra = {"current_hash": current_hash}  # in the answer: what to read again
+
+
+class NameTaken(ConflictError):
+    """A new note's name was taken by another program as it was created (nothing written)."""
 
 
 class ForbiddenError(ToolError):
@@ -100,6 +85,18 @@ class WriteResult:
         return {**out, **self.extra, **more}
 
 
+def recover_writes(vault: Path, index_dir: Path, history: History) -> int:
+    """Finish the writes a killed process left half done (kbtui.vault.edit.swap.recover): a
+    note set aside goes back under its name, or into the history. Run before every write and
+    when a vault is opened, so after a crash each note holds its old bytes or its new ones.
+    Returns how many files were kept for the history."""
+    found = recover(index_dir / KEEP_FOLDER)
+    for kept, note in found:
+        with contextlib.suppress(ValueError):
+            history.note_kept(kept, note.relative_to(vault).as_posix(), None)
+    return len(found)
+
+
 def vault_path(raw: str) -> str:
     """A vault-relative POSIX path from what a caller gave; refuses escapes."""
     text = raw.strip().replace("\\", "/")
@@ -119,6 +116,7 @@ class NoteWriter:
         self.vault = parts.settings.vault
         self.keep = parts.settings.index_dir / KEEP_FOLDER
         self._own_history: History | None = None
+        self.last_report: IndexReport | None = None  # the index pass of the last write
 
     @property
     def history(self) -> History:
@@ -132,10 +130,7 @@ class NoteWriter:
     def _writing(self) -> Iterator[None]:
         """One write at a time in this process; half-done ones of a killed process first."""
         with self.parts.write_lock:
-            for kept, note in recover(self.keep):
-                with contextlib.suppress(ValueError):
-                    rel = note.relative_to(self.vault).as_posix()
-                    self.history.note_kept(kept, rel, None)
+            recover_writes(self.vault, self.parts.settings.index_dir, self.history)
             yield
             self.history.ingest_kept()
 
@@ -275,6 +270,26 @@ class NoteWriter:
             self.check_expected(path, None, expected_hash)
             return self._create(path, text.encode("utf-8"), text, operation, dry_run)
 
+    def create_free(
+        self, folder: str, stem: str, text: str, operation: str, suffix: str = ".md"
+    ) -> WriteResult:
+        """A new note in `folder` at the first free name: `stem.md`, `stem 2.md`, ... (an
+        import: never over a file, never refused for the name alone)."""
+        folder = folder.strip("/")
+        for n in range(1, 10_000):
+            name = f"{stem}{suffix}" if n == 1 else f"{stem} {n}{suffix}"
+            path = f"{folder}/{name}" if folder else name
+            self.check_scope(path)
+            with self._writing():
+                full = self.file(path)
+                if full.exists() or full.is_symlink():
+                    continue
+                try:
+                    return self._create(path, text.encode("utf-8"), text, operation, False)
+                except NameTaken:  # another program took the name meanwhile
+                    continue
+        raise ConflictError(f"no free file name for {stem!r} in {folder or 'the vault'!r}")
+
     def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
         """A note where there is none (never over a file another program just made); in the
         history once it is there, so a refused create leaves no version behind."""
@@ -292,7 +307,7 @@ class NoteWriter:
         try:
             create_file(full, data)
         except FileExistsError:
-            raise ConflictError(f"{path} was created by another program meanwhile") from None
+            raise NameTaken(f"{path} was created by another program meanwhile") from None
         self.history.record(path, data, current().source, operation, added, 0)
         self._index([path])
         return result
@@ -372,4 +387,4 @@ class NoteWriter:
 
     def _index(self, paths: list[str]) -> None:
         """The index catches up before the answer: a search right after finds the words."""
-        self.parts.indexer.run(paths=paths)
+        self.last_report = self.parts.indexer.run(paths=paths)

@@ -43,7 +43,7 @@ class EditApp(App[None]):
             more = pending - self._pending_seen
             self.call_from_thread(
                 self.notify,
-                f"an assistant proposes {more} change(s): f2 to review",
+                f"an assistant proposes {more} change(s): f3 to review",
                 title="Review",
             )
         self._pending_seen = pending
@@ -74,7 +74,7 @@ class EditApp(App[None]):
             else ("Review mode: turn on", "Hold assistants' note writes until you accept them")
         )
         return [
-            ("Review proposals", "What assistants asked to write (f2)", self.action_review),
+            ("Review proposals", "What assistants asked to write (f3)", self.action_review),
             (*mode, partial(self.set_review, not review)),
         ]
 

@@ -1,4 +1,4 @@
-"""The Review screen (f2): what assistants asked to write while their writes were held for
+"""The Review screen (f3): what assistants asked to write while their writes were held for
 review (`kbtui mcp --review`, or review mode on for the vault), pending first, each with its
 diff. `a` accepts one (written with the hash of the note it was proposed against); a note
 changed since is shown as a conflict: apply it to the note as it is now, keep the note

@@ -73,7 +73,7 @@ def status_text(
     review = status.get("review") or {}
     if review.get("pending"):
         text.append(" │ ")
-        text.append(f"⚑ {review['pending']} to review (f2)", style="bold black on yellow")
+        text.append(f"⚑ {review['pending']} to review (f3)", style="bold black on yellow")
     elif review.get("review"):
         text.append(" │ review on", style="green")
     return text
