@@ -271,3 +271,27 @@ async def test_f1_lists_the_editor_conflict_and_review_keys(runtime: VaultRuntim
         for word in words:
             assert word in part[1].split("\n\n", 1)[0], (section, word)
     assert "what assistants asked to write" in text  # f3
+
+
+async def test_an_assistants_write_reaches_the_open_editor(runtime: VaultRuntime) -> None:
+    """Nothing unsaved: the editor shows the note as written; unsaved text: it says so."""
+    from kbtui.tools.write.origin import Origin, acting_as
+
+    def assistant_appends(text: str) -> None:
+        with acting_as(Origin("mcp:claude")):
+            args = {"path": "crdt", "mode": "append", "content": text}
+            assert runtime.call("note_write", args)["ok"]
+
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        editor = await open_editor(pilot, "concept:crdt")
+        assistant_appends("- from the assistant")
+        app.poll_status()
+        await settle(pilot)
+        assert editor.area.text.endswith("- from the assistant\n") and not editor.modified
+        at_end(editor)
+        await type_text(pilot, "mine")
+        assistant_appends("- and again")
+        app.poll_status()
+        await settle(pilot)
+        assert editor.disk_changed and editor.area.text.endswith("mine")

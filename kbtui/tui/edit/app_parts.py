@@ -46,8 +46,14 @@ class EditApp(App[None]):
                 f"an assistant proposes {more} change(s): f3 to review",
                 title="Review",
             )
+        if pending != self._pending_seen:
+            self.call_from_thread(self._proposals_changed)
         self._pending_seen = pending
         return {"pending": pending, "review": bool(answer["review"])}
+
+    def _proposals_changed(self) -> None:
+        if isinstance(self.screen, ReviewScreen):
+            self.screen.action_refresh()  # the list shows a new one (or one decided elsewhere)
 
     def action_review(self) -> None:
         if not isinstance(self.screen, ReviewScreen):

@@ -212,6 +212,10 @@ class EditorScreen(Completing):
         if self.hash is not None:
             self.check_disk()
 
+    def notes_written(self) -> None:
+        """Something wrote through the write path (an assistant, say): the same check."""
+        self.index_changed()
+
     @work(thread=True, exclusive=True, group="editor-disk")
     def check_disk(self) -> None:
         answer = self.kb.tool("note_read", {"note": self.path})
