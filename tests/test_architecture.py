@@ -46,7 +46,7 @@ ROOMS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("contracts",),
         ("write",),
         ("graph", "obsidian"),
-        ("notes",),
+        ("notes", "review"),
         ("*",),
     ),
     "vault": (("obsidian", "attachments"), ("*",), ("edit",)),

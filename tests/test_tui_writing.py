@@ -19,6 +19,7 @@ from textual.widgets import Input, Markdown, OptionList, Static
 
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tools.write.origin import Origin, acting_as
+from kbtui.tui.edit.editor import EditorScreen
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
 from kbtui.tui.widgets.results import EntityList
@@ -102,6 +103,10 @@ async def test_new_note_from_a_template_in_a_picked_folder_opens(
         assert dialog.focused is dialog.query_one("#new-templates")
         await pilot.press("down", "down", "enter")  # Meeting
         await settle(pilot)
+        editor = app.screen  # the new note opens in the editor; escape: its note view
+        assert isinstance(editor, EditorScreen) and editor.path == "meetings/Weekly sync.md"
+        await pilot.press("escape")
+        await settle(pilot)
         note = app.screen
         assert isinstance(note, NoteScreen)
         assert note.note is not None and note.note["metadata"]["file_path"] == (
@@ -149,6 +154,9 @@ async def test_new_note_at_the_root_without_a_template(runtime: VaultRuntime) ->
         assert dialog.query_one("#new-folder", Input).value == ""  # no setting: the root
         await type_text(pilot, "Loose idea")
         await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, EditorScreen)
+        await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen)
     assert (vault / "Loose idea.md").read_text() == ""

@@ -31,11 +31,18 @@ if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none 
     from kbtui.models import IndexReport
 
 
+_REVIEW_HELP = (
+    "Turn the vault's review mode on: assistants' note writes wait as proposals until you "
+    "accept them (f3); ctrl+p turns it off."
+)
+
+
 @click.group(invoke_without_command=True)
 @click.version_option(version=__version__, package_name="kbtui")
 @vault_option
+@click.option("--review", is_flag=True, help=_REVIEW_HELP)
 @click.pass_context
-def main(ctx: click.Context, vault: str | None) -> None:
+def main(ctx: click.Context, vault: str | None, review: bool) -> None:
     """kbtui: search and walk a markdown vault from the terminal.
 
     Without a command, opens the TUI on the vault (same as `kbtui tui`)."""
@@ -43,16 +50,17 @@ def main(ctx: click.Context, vault: str | None) -> None:
 
     ctx.with_resource(acting_as(Origin("cli")))  # the writer history names (TUI, MCP: theirs)
     if ctx.invoked_subcommand is None:
-        ctx.invoke(tui, vault=vault)
+        ctx.invoke(tui, vault=vault, review=review)
 
 
 @main.command()
 @vault_option
-def tui(vault: str | None) -> None:
+@click.option("--review", is_flag=True, help=_REVIEW_HELP)
+def tui(vault: str | None, review: bool) -> None:
     """Open the terminal app: search as you type, read notes, walk the graph."""
     from kbtui.tui import run_app  # Textual is loaded only for the TUI
 
-    run_app(settings_for(vault))
+    run_app(settings_for(vault), review=review)
 
 
 @main.command()

@@ -69,6 +69,12 @@ LEVELS = ("debug", "info", "warning", "error")
     metavar="FOLDERS",
     help="Writes may land only in these vault folders (comma-separated, e.g. Inbox,Daily).",
 )
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Hold the assistants' note writes as proposals until you accept them in the TUI "
+    "(f3); other writing tools are refused.",
+)
 def mcp(
     vault: str | None,
     log_file: str | None,
@@ -81,6 +87,7 @@ def mcp(
     tools: str,
     read_only: bool,
     write_folders: str | None,
+    review: bool,
 ) -> None:
     """Serve the vault over MCP, indexing and watching it in the background: on
     stdin/stdout, or with --http over Streamable HTTP to any number of clients.
@@ -89,7 +96,7 @@ def mcp(
     it over when that process exits. Over HTTP, requests with the read-only token
     (--show-token --read-only) may only read."""
     settings = settings_for(vault)
-    choice = Choice(_tool_names(tools), read_only, _folders(write_folders), tools)
+    choice = Choice(_tool_names(tools), read_only, _folders(write_folders), tools, review)
     if bind is None and not show_token:
         _serve_stdio(settings, log_level, log_file, no_watch, choice)
         return
@@ -143,11 +150,14 @@ class Choice(NamedTuple):
     read_only: bool
     write_folders: tuple[str, ...]
     label: str
+    review: bool = False
 
     def scope(self) -> McpScope:
         from kbtui.mcp.scope import McpScope  # the SDK's types
 
-        return McpScope(self.tools, self.read_only, self.write_folders, self.label)
+        return McpScope(
+            self.tools, self.read_only, self.write_folders, self.label, review=self.review
+        )
 
 
 def _tool_names(text: str) -> tuple[str, ...]:

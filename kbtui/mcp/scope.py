@@ -1,6 +1,6 @@
 """What one MCP server offers and to whom: the `--tools` set, and the scope each call runs
-under (`--read-only`, `--write-folders`, or a request that came with the read-only HTTP
-token), named after the client (`mcp:<clientInfo.name>` from its `initialize`).
+under (`--read-only`, `--write-folders`, `--review`, or a request that came with the
+read-only HTTP token), named after the client (`mcp:<clientInfo.name>` from its `initialize`).
 
 The scope decides what `tools/list` shows; the calls themselves are checked again in the
 dispatch of the process that owns the vault (kbtui.tools.write.scope), so a write hidden
@@ -31,7 +31,8 @@ class McpScope:
     read_only: bool = False
     write_folders: tuple[str, ...] = ()
     label: str = "all"
-    _listed: dict[tuple[bool, bool], list[types.Tool]] = field(
+    review: bool = False  # writes held as proposals for a person (kbtui.tools.review)
+    _listed: dict[tuple[bool, bool, bool], list[types.Tool]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -39,12 +40,15 @@ class McpScope:
         """The origin of a call from `client` (its clientInfo.name); `read_token`: the
         request came with the read-only HTTP token."""
         return Origin(
-            f"mcp:{client_name(client)}", self.read_only or read_token, self.write_folders
+            f"mcp:{client_name(client)}",
+            self.read_only or read_token,
+            self.write_folders,
+            self.review,
         )
 
     def listed(self, origin: Origin) -> list[types.Tool]:
         """`tools/list` for a caller of this origin (made once per kind of caller)."""
-        key = (origin.read_only, bool(origin.write_folders))
+        key = (origin.read_only, bool(origin.write_folders), origin.review)
         if key not in self._listed:
             self._listed[key] = [
                 published(PUBLISHED[name])

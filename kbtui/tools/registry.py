@@ -42,8 +42,11 @@ from kbtui.tools.obsidian import links as obsidian_links
 from kbtui.tools.obsidian import notes as obsidian_notes
 from kbtui.tools.obsidian import tasks as obsidian_tasks
 from kbtui.tools.obsidian import tasks_query as obsidian_tasks_query
+from kbtui.tools.obsidian.completion import APP_LINK_NAMES, link_names
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.review import decide as review
+from kbtui.tools.review.hold import held, propose
 from kbtui.tools.write.scope import check_call
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
@@ -155,6 +158,17 @@ TOOLS: dict[str, Tool] = {
             )
         ),
         Tool(APP_GRAPH_MAP, lambda t, a: map_tools.map_data(t.parts, a), published=False),
+        Tool(APP_LINK_NAMES, _vault_app(link_names), published=False),
+        Tool(
+            review.APP_PROPOSALS,
+            lambda t, a: review.app_proposals(t.parts, t.call_unheld, a),
+            published=False,
+        ),
+        Tool(
+            review.APP_REVIEW,
+            lambda t, a: review.app_review(t.parts, t.call_unheld, a),
+            published=False,
+        ),
         _app("app_facets", browse.facets),
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
@@ -194,7 +208,15 @@ class Toolset:
         self.bases = BaseTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run tool `name` with raw arguments; never raises."""
+        """Run tool `name` with raw arguments; never raises. Under review an assistant's
+        write is held as a proposal instead (kbtui.tools.review)."""
+        return self._call(name, args, hold=True)
+
+    def call_unheld(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`call`, never held for review: a proposal the person accepted, run as proposed."""
+        return self._call(name, args, hold=False)
+
+    def _call(self, name: str, args: dict[str, Any] | None, hold: bool) -> dict[str, Any]:
         tool = TOOLS.get(name)
         if tool is None:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)
@@ -202,12 +224,17 @@ class Toolset:
         def run() -> dict[str, Any]:
             check_call(tool.spec, args)  # the caller's scope (kbtui mcp --read-only ...)
             checked = validate(tool.spec.params, args)
-            try:
-                return tool.run(self, checked)
-            except (StoreError, DatabaseError) as exc:
-                raise UnavailableError(f"the index is unavailable: {exc}") from exc
+            if hold and held(self.parts, tool.spec, checked):
+                return propose(self.parts, tool.spec, checked, lambda a: self._run(tool, a))
+            return self._run(tool, checked)
 
         return guarded(run, name, tool.spec.empty)
+
+    def _run(self, tool: Tool, checked: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return tool.run(self, checked)
+        except (StoreError, DatabaseError) as exc:
+            raise UnavailableError(f"the index is unavailable: {exc}") from exc
 
 
 def _raise(exc: ToolError) -> dict[str, Any]:

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App, ScreenStackError, SuspendNotSupported
+from textual.app import ScreenStackError, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from kbtui.runtime.runtime import VaultHandle
 from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.tui.commands import KbCommands
+from kbtui.tui.edit.app_parts import EditApp
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.screens.base_view import BaseScreen
@@ -67,14 +68,14 @@ def failed(error_type: str, message: str) -> Envelope:
     }
 
 
-class KbApp(WriteActions, App[None]):
+class KbApp(WriteActions, EditApp):
     """Search, read and walk one vault from the keyboard."""
 
     # Every screen's styles load with the app (a default screen's own CSS_PATH is not read),
     # by absolute path so that a subclass elsewhere (bench, tests) finds them too.
     CSS_PATH = [str(STYLES / name) for name in STYLE_FILES]  # noqa: RUF012 (Textual's type)
     TITLE = "kbtui"
-    COMMANDS = App.COMMANDS | {KbCommands}
+    COMMANDS = EditApp.COMMANDS | {KbCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help", "Help", show=False, id="app.help_key"),
@@ -82,6 +83,14 @@ class KbApp(WriteActions, App[None]):
         Binding("ctrl+r", "reindex", "Reindex", id="app.reindex"),
         Binding("ctrl+o", "tasks", "Tasks", show=False, id="app.tasks"),
         *WRITE_BINDINGS,
+        Binding(
+            "f3",
+            "review",
+            "Review",
+            tooltip="Review: what assistants asked to write, held for you",
+            show=False,
+            id="app.review",
+        ),
     ]
 
     def __init__(
@@ -183,6 +192,7 @@ class KbApp(WriteActions, App[None]):
             status = handle.status()
         except Exception as exc:
             status = {"index": {"state": f"failed: {exc}"}, "stats": {}}
+        status["review"] = self.review_status()  # the badge: proposals waiting for review
         self.post_message(StatusUpdated(status))
 
     @on(StatusUpdated)
@@ -270,6 +280,7 @@ class KbApp(WriteActions, App[None]):
                     ("Tasks", TasksScreen.BINDINGS),
                     ("Duplicates", DuplicatesPane.BINDINGS),
                     *help_sections(),
+                    *self.edit_help(),
                 ]
             )
         )

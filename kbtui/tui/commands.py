@@ -92,6 +92,7 @@ class KbCommands(Provider):
                 app.action_changes,
             ),
             ("Switch vault…", "Open another vault folder", app.action_switch_vault),
+            *app.edit_commands(bool(((app.last_status or {}).get("review") or {}).get("review"))),
             ("Keys (help)", "Every key of every screen", app.action_help),
         ]
 

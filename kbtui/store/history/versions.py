@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtui.store.history.proposals import Proposals
+
 HISTORY_FILENAME = "history.sqlite"
 KEEP_DAYS = 7.0
 
@@ -94,6 +96,7 @@ class History:
         self._con.executescript(_SCHEMA)
         self._con.commit()
         self._attributed: dict[str, tuple[str, str]] = {}
+        self.proposals = Proposals(self._con, self._lock)  # writes held for review
 
     def close(self) -> None:
         with self._lock:
@@ -294,6 +297,7 @@ class History:
                 "DELETE FROM blobs WHERE hash NOT IN "
                 "(SELECT hash FROM versions WHERE hash IS NOT NULL)"
             )
+        self.proposals.prune(cutoff)
         if dropped:  # the deletions' pages out of the WAL, and the WAL cut back
             with self._lock:
                 self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

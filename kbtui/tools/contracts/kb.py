@@ -34,6 +34,9 @@ class Effects:
     # every note it writes goes through NoteWriter.check_scope: it may serve --write-folders
     # (a writing tool without it is refused while the caller is held to folders)
     scoped: bool = False
+    # a writing call can be held for review (`kbtui mcp --review`): its dry run shows the
+    # change and it takes expected_hash, so it can be applied later exactly as proposed
+    reviewable: bool = False
 
     def annotations(self) -> dict[str, bool]:
         """The MCP ToolAnnotations, camelCase as published. tools/list has a budget, so a

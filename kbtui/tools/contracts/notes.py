@@ -13,7 +13,7 @@ _DRY = Param("boolean", "Diff only, no write.")  # booleans default to false: un
 _WRITE = {"path": None, "hash": None}
 _DRY_READS = ("dry_run", (True,))
 # overwrite, replace and property removal take text away: destructive; append adds again
-_WRITES = Effects(read_when=_DRY_READS, scoped=True)
+_WRITES = Effects(read_when=_DRY_READS, scoped=True, reviewable=True)
 POSITIONS = ("append", "prepend", "replace", "before", "after")
 PROPERTY_TYPES = ("text", "list", "multitext", "number", "checkbox", "date", "datetime")
 
@@ -94,16 +94,18 @@ NOTE_DELETE = ToolSpec(
     "Delete a note to the vault's trash (kept in history); answers the links left unresolved.",
     {"note": _NOTE, "expected_hash": _HASH, "dry_run": _DRY},
     {**_WRITE, "trash": None, "unresolved": []},
-    effects=Effects(idempotent=True, read_when=_DRY_READS, scoped=True),
+    effects=Effects(idempotent=True, read_when=_DRY_READS, scoped=True, reviewable=True),
 )
 
 NOTE_HISTORY = ToolSpec(
     "note_history",
     "A note's versions, deleted notes too: list, read or restore one, diff two (default: the "
-    "last change).",
+    "last change). proposal: the state of writes held for review (version: the proposal id).",
     {
         "note": _NOTE,
-        "action": Param("string", "", default="list", enum=("list", "read", "diff", "restore")),
+        "action": Param(
+            "string", "", default="list", enum=("list", "read", "diff", "restore", "proposal")
+        ),
         "version": Param("integer", "", minimum=1),
         "from": Param("integer", "", minimum=1),
         "to": Param("integer", "Default: the file.", minimum=1),
@@ -111,7 +113,12 @@ NOTE_HISTORY = ToolSpec(
         "dry_run": _DRY,
     },
     {"path": None, "versions": []},
-    effects=Effects(idempotent=True, read_when=("action", ("list", "read", "diff")), scoped=True),
+    effects=Effects(
+        idempotent=True,
+        read_when=("action", ("list", "read", "diff", "proposal")),
+        scoped=True,
+        reviewable=True,
+    ),
 )
 
 NOTE_TOOLS = {t.name: t for t in (NOTE_READ, NOTE_WRITE, NOTE_EDIT, NOTE_DELETE, NOTE_HISTORY)}

@@ -14,7 +14,7 @@ from typing import Any
 from kbtui.store.history import Version
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.notes.files import summary
-from kbtui.tools.notes.where import history_path
+from kbtui.tools.notes.where import history_path, note_path
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
@@ -25,6 +25,7 @@ _ONLY = {
     "read": ("version",),
     "restore": ("version", "expected_hash", "dry_run"),
     "diff": ("from", "to"),
+    "proposal": ("version",),
 }
 _ALL = ("version", "from", "to", "expected_hash", "dry_run")
 
@@ -35,6 +36,8 @@ def note_history(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         if args.get(name) not in (None, False) and name not in _ONLY[action]:
             raise ValidationError(f"{name} is not used by action {action}", field=name)
     writer = NoteWriter(parts)
+    if action == "proposal":
+        return _proposal(parts, writer, args["note"], args.get("version"))
     path = history_path(parts, writer, args["note"])
     file = parts.settings.vault / path
     now = content_hash(file.read_bytes()) if file.is_file() else None
@@ -126,3 +129,34 @@ def _diff(
         path=path, **{"from": start, "to": end}, diff=diff, added=added, removed=removed,
         message=f"{path}: {label} -> {to_label} (+{added} -{removed})",
     )  # fmt: skip
+
+
+def _proposal(
+    parts: VaultParts, writer: NoteWriter, note: str, number: int | None
+) -> dict[str, Any]:
+    """The state of a write held for review (kbtui.tools.review): proposal `number`, or the
+    proposals about NOTE, newest first. A proposal may name a note that does not exist yet."""
+    store = writer.history.proposals
+    try:
+        known = {note_path(parts, note)}
+    except (NotFoundError, ValidationError):
+        known = set()
+    want = note.strip().replace("\\", "/").lstrip("/").lower().removesuffix(".md")
+
+    def about(path: str) -> bool:
+        key = path.lower().removesuffix(".md")
+        return path in known or key == want or key.endswith("/" + want)
+
+    if number is not None:
+        found = store.get(number)
+        if found is None:
+            raise NotFoundError(f"no proposal {number}")
+        if not about(found.path):
+            raise ValidationError(f"proposal {number} is about {found.path}", field="note")
+        return ok(
+            path=found.path, proposal=found.as_dict(),
+            message=f"proposal {number} ({found.tool} on {found.path}): {found.state}",
+        )  # fmt: skip
+    rows = [p.as_dict(diff=False) for p in store.listed(limit=1000) if about(p.path)][:50]
+    path = rows[0]["path"] if rows else next(iter(known), None)
+    return ok(path=path, proposals=rows, count=len(rows), message=f"{len(rows)} proposal(s)")

@@ -1,6 +1,7 @@
 """Which tools a caller's scope lets it call: a read-only origin runs only calls that read,
-and one held to folders runs only writing tools that check each note they write
-(`Effects.scoped`: they go through `NoteWriter.check_scope`, which names the folders).
+one held to folders runs only writing tools that check each note they write
+(`Effects.scoped`: they go through `NoteWriter.check_scope`, which names the folders), and
+one whose writes are held for review only the tools that can be (`Effects.reviewable`).
 
 Checked in the one dispatch (`Toolset.call`), in the process that owns the vault: a call
 forwarded by another process carries that process's origin, so the owner enforces it.
@@ -23,6 +24,8 @@ def offered(spec: ToolSpec, origin: Origin) -> bool:
         return True
     if origin.read_only:
         return False
+    if origin.review and not spec.effects.reviewable:
+        return False  # a write that cannot be held for review (kbtui.tools.review) is refused
     return not origin.write_folders or spec.effects.scoped
 
 

@@ -28,6 +28,7 @@ from kbtui.models import IndexReport
 from kbtui.store.history import History
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.dry import record as _dry
 from kbtui.tools.write.origin import current
 from kbtui.vault.edit import swap
 from kbtui.vault.edit.codec import (
@@ -215,6 +216,7 @@ class NoteWriter:
         result = WriteResult(path, content_hash(new), note.hash, added, removed, dry_run=dry)
         if dry:
             result.diff = unified(note.text, new_text, path)
+            _dry(path, note.raw, new)
             return result
         if new == note.raw:
             return result
@@ -298,6 +300,7 @@ class NoteWriter:
         result.extra["created"] = True
         if dry:
             result.diff = unified("", text, path)
+            _dry(path, None, data)
             return result
         full.parent.mkdir(parents=True, exist_ok=True)
         if not inside(self.vault, full.parent):
@@ -365,6 +368,7 @@ class NoteWriter:
             result = WriteResult(path, None, now, 0, len(text.splitlines()), dry_run=dry_run)
             if dry_run:
                 result.diff = unified(text, "", path)
+                _dry(path, raw, None)
                 return result
             history, source = self.history, current().source
             history.observe([(path, raw)])

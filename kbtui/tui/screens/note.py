@@ -59,7 +59,15 @@ class NoteScreen(ObsidianPanels, NoteWrites):
             show=False,
             id="note.back_key",
         ),
-        Binding("e", "edit", "Edit", id="note.edit"),
+        Binding("e", "edit", "Edit", tooltip="Edit in $VISUAL / $EDITOR", id="note.edit"),
+        Binding(
+            "i",
+            "edit_here",
+            "Edit here",
+            tooltip="Edit in kbtui ([[ and # complete, ctrl+s saves)",
+            show=False,
+            id="note.edit_here",
+        ),
         Binding("g", "graph", "Graph map", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
         Binding("b", "focus_panel('note-backlinks')", "Backlinks", id="note.backlinks"),
@@ -181,6 +189,11 @@ class NoteScreen(ObsidianPanels, NoteWrites):
     def action_edit(self) -> None:
         if self.note is not None and self.note.get("ok"):
             self.kb.edit_note(self.entity_id, str(self.note["metadata"]["file_path"]))
+
+    def action_edit_here(self) -> None:
+        """`i`: the in-app editor on this note; the view shows what was saved after."""
+        if self.note is not None and self.note.get("ok") and "pages" not in self.note:
+            self.kb.open_editor(str(self.note["metadata"]["file_path"]), self.action_reload)
 
     def index_changed(self) -> None:
         """After each pass (a save anywhere in the vault): the note, links and details again,

@@ -1,7 +1,8 @@
 """New note (ctrl+n, the palette): a title, a folder (Obsidian's new-note folder first; the
 vault's folders picked by fuzzy match) and a template of the Templates plugin ({{title}},
 {{date}} and {{time}} filled by note_write). note_write refuses a name another note answers
-to, and its message stays in the dialog; the new note then opens (`open_created`)."""
+to, and its message stays in the dialog; the new note then opens in the editor
+(`open_created`)."""
 
 from __future__ import annotations
 
@@ -29,14 +30,13 @@ NEW = "new:"  # the option id of a folder typed that does not exist yet
 
 
 def open_created(app: KbApp, path: str) -> None:
-    """Where a note created in the TUI opens: the note view. The in-app editor (issue 40,
-    item 3) replaces this to open it there instead."""
+    """Where a note created in the TUI opens: the in-app editor (kbtui.tui.edit.editor),
+    and once it is left, the note view."""
     app.notify(f"Created {path}")
     app.poll_status()
     answer = app.tool("app_note_ids", {"paths": [path]})
     entity_id = (answer.get("ids") or {}).get(path)
-    if entity_id:
-        app.post_message(OpenNote(entity_id))
+    app.open_editor(path, (lambda: app.post_message(OpenNote(entity_id))) if entity_id else None)
 
 
 def note_path(title: str, folder: str) -> str:
