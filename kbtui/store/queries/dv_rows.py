@@ -1,0 +1,140 @@
+"""What a Dataview query reads of the index (kbtui/dataview): the pages a FROM source picks,
+found in SQL, with their facts; their list items, links and backlinks when the query reads
+them; the names links resolve by, as Obsidian resolves them (path, end of a path, file name;
+kbtui.store.graph.vault_facts).
+
+A source is a tuple tree: ("all",), ("folder", name), ("tag", "#tag"), ("incoming", path or
+None, key), ("outgoing", path or None, key), ("and"|"or", a, b), ("not", a). Values are
+parameters, never text of the SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from kbtui.store.graph.vault_facts import OBSIDIAN_NAMES
+
+_PAGES = """SELECT n.path, n.entity_id, n.size, n.mtime_ns,
+                   coalesce(vf.ctime_ns, epoch_ns(n.created_at::TIMESTAMP)),
+                   n.frontmatter::VARCHAR, p.fields, p.etags, p.day
+            FROM notes n JOIN dv_pages p USING (entity_id)
+            LEFT JOIN vault_files vf ON vf.path = n.path"""
+
+
+class Params(dict[str, Any]):
+    def __call__(self, value: Any) -> str:
+        name = f"p{len(self)}"
+        self[name] = value
+        return "$" + name
+
+
+def render_source(source: tuple[Any, ...], p: Params) -> str:
+    """SQL (true or false, never NULL) over `n`, the notes, for one source."""
+    kind = source[0]
+    if kind == "all":
+        return "TRUE"
+    if kind in ("and", "or"):
+        return f"({render_source(source[1], p)} {kind.upper()} {render_source(source[2], p)})"
+    if kind == "not":
+        return f"(NOT {render_source(source[1], p)})"
+    if kind == "folder":
+        name = source[1]
+        if not name:
+            return "TRUE"
+        f = p(name)
+        return (f"(CASE WHEN EXISTS (SELECT 1 FROM vault_files WHERE starts_with(path, {f} || '/'))"
+                f" THEN starts_with(n.path, {f} || '/') ELSE n.path IN ({f}, {f} || '.md') END)"
+                )  # fmt: skip
+    if kind == "tag":
+        t = p(source[1].lstrip("#").lower())
+        return (f"n.entity_id IN (SELECT entity_id FROM tags WHERE tag = {t}"
+                f" OR starts_with(tag, {t} || '/'))")  # fmt: skip
+    if kind in ("incoming", "outgoing"):
+        path, key = source[1], source[2]
+        if path is None:  # a target no note has: pages with a link to it that is unresolved
+            return (f"n.entity_id IN (SELECT entity_id FROM link_dest WHERE dest IS NULL "
+                    f"AND key = {p(key)})")  # fmt: skip
+        if kind == "incoming":
+            return (f"n.entity_id IN (SELECT d.entity_id FROM link_dest d JOIN notes t "
+                    f"ON t.entity_id = d.dest WHERE t.path = {p(path)})")  # fmt: skip
+        return (f"n.entity_id IN (SELECT d.dest FROM link_dest d JOIN notes s "
+                f"ON s.entity_id = d.entity_id WHERE s.path = {p(path)})")  # fmt: skip
+    raise ValueError(f"unknown source {kind!r}")
+
+
+class DataviewQueries:
+    """Mixed into Store: the reads behind kbtui/dataview."""
+
+    con: duckdb.DuckDBPyConnection
+
+    def dv_pages(self, source: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """(path, entity id, size, mtime_ns, ctime_ns, properties JSON, fields JSON, tags JSON,
+        day) of every markdown page the source picks, in path order."""
+        p = Params()
+        where = render_source(source, p)
+        return self.con.execute(f"{_PAGES} WHERE {where} ORDER BY n.path", p).fetchall()
+
+    def dv_pages_at(self, paths: Sequence[str]) -> list[tuple[Any, ...]]:
+        """The same rows for these vault paths (the pages `this` and links read)."""
+        return self.con.execute(
+            f"{_PAGES} WHERE n.path IN (SELECT unnest($p)) ORDER BY n.path", {"p": list(paths)}
+        ).fetchall()
+
+    def dv_items(self, entity_ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """(entity id, line, parent, list line, symbol, status, text, line count, section,
+        block id, fields, tags, links, the task's line as written) of these pages' list items,
+        in line order."""
+        return self.con.execute(
+            """SELECT i.entity_id, i.line, i.parent, i.list_line, i.symbol, i.status, i.text,
+                      i.line_count, i.section, i.block_id, i.fields, i.tags, i.links, t.text
+               FROM dv_items i LEFT JOIN tasks t
+                 ON t.entity_id = i.entity_id AND t.line = i.line
+               WHERE i.entity_id IN (SELECT unnest($e))
+               ORDER BY i.entity_id, i.line""",
+            {"e": list(entity_ids)},
+        ).fetchall()
+
+    def dv_links(self, entity_ids: Sequence[str]) -> list[tuple[str, str, str, str, str]]:
+        """(entity id, target, rel, heading, label) of these pages' Obsidian links (not a
+        relation key's bare value), properties' first, in the note's order."""
+        rows = self.con.execute(
+            """SELECT entity_id, target, rel, heading, label FROM links
+               WHERE entity_id IN (SELECT unnest($e)) AND coalesce(form, 'wiki') <> 'bare'
+               ORDER BY rowid""",
+            {"e": list(entity_ids)},
+        ).fetchall()
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def dv_inlinks(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(entity id, path of a page linking to it) for these pages, each pair once."""
+        rows = self.con.execute(
+            """SELECT DISTINCT d.dest, s.path FROM link_dest d JOIN notes s
+               ON s.entity_id = d.entity_id
+               WHERE d.dest IN (SELECT unnest($e)) ORDER BY 1, 2""",
+            {"e": list(entity_ids)},
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def dv_names(self, keys: Sequence[str]) -> list[tuple[str, int, str]]:
+        """(key, priority, path) of every note a link by one of `keys` (kbtui's link keys)
+        may reach as Obsidian resolves it: 1 by path, 2 by the end of a path, 3 by file name."""
+        if not keys:
+            return []
+        rows = self.con.execute(
+            f"""SELECT e.key, e.priority, n.path FROM entity_names e JOIN notes n USING (entity_id)
+                WHERE e.key IN (SELECT unnest($k)) AND {OBSIDIAN_NAMES}""",
+            {"k": sorted(set(keys))},
+        ).fetchall()
+        return [(r[0], int(r[1]), r[2]) for r in rows]
+
+    def dv_page_count(self) -> tuple[int, int]:
+        """(markdown notes, pages with Dataview's facts): an index written before Dataview's
+        facts were kept has notes but no pages until it is read again."""
+        row = self.con.execute(
+            """SELECT (SELECT count(*) FROM notes WHERE lower(path) LIKE '%.md'),
+                      (SELECT count(*) FROM dv_pages)"""
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
