@@ -12,8 +12,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from kbtui.dataview.builder import Builder, _null, _same, one
 from kbtui.dataview.evaluate import Context
-from kbtui.dataview.functions import Builder, _null, _same, one
 from kbtui.dataview.text import MONTHS, format_date, format_duration, to_string
 from kbtui.dataview.values import Duration, EvalError, ExternalLink, Link, date_of, truthy
 from kbtui.vault.obsidian import dv_values

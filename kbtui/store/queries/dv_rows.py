@@ -15,7 +15,9 @@ from typing import Any
 
 import duckdb
 
-from kbtui.store.graph.vault_facts import OBSIDIAN_NAMES
+# The names Obsidian follows (kbtui.store.graph.vault_facts.OBSIDIAN_NAMES): path, end of a path,
+# file name; never a title or an alias.
+OBSIDIAN_NAMES = "e.priority BETWEEN 1 AND 3"
 
 _PAGES = """SELECT n.path, n.entity_id, n.size, n.mtime_ns,
                    coalesce(vf.ctime_ns, epoch_ns(n.created_at::TIMESTAMP)),
