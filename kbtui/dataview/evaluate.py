@@ -28,7 +28,7 @@ from kbtui.dataview.values import (
     truthy,
     type_of,
 )
-from kbtui.vault.obsidian.dv_values import UNIT_MS
+from kbtui.vault.obsidian.dv_values import UNIT_MS, shift_to
 
 Row = dict[str, Any]
 Fn = Callable[[Row], Any]
@@ -242,7 +242,7 @@ def _duration_part(d: Duration, key: Any) -> Any:
     unit = key if key.endswith("s") else key + "s"
     if unit not in UNIT_MS or key == "week":
         return None
-    amount = d.ms() / UNIT_MS[unit]
+    amount = shift_to(d.units, [unit])[unit]
     return int(amount) if float(amount).is_integer() else amount
 
 

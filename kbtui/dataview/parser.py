@@ -151,7 +151,7 @@ class Parser:
                     self.pos = back
                     return node
                 node = ("index", node, key)
-            elif self.eat("("):
+            elif self.eat("(") or (node[0] == "var" and self._spaced_call()):
                 args = self._items(")")
                 if args is None:
                     self.pos = back
@@ -159,6 +159,15 @@ class Parser:
                 node = ("call", node, args)
             else:
                 return node
+
+    def _spaced_call(self) -> bool:
+        """`list (1, 2)`: a function's name, spaces, then its arguments (the Functions page
+        writes one so; Dataview itself does not read it)."""
+        m = re.compile(r"[ \t]+\(").match(self.text, self.pos)
+        if m is None:
+            return False
+        self.pos = m.end()
+        return True
 
     def _items(self, close: str) -> list[Node] | None:
         """`a, b, c` then `close` (the opening bracket eaten); None when that is not there."""

@@ -53,7 +53,6 @@ class QueryParser(Parser):
 
     def fail(self, what: str, pos: int | None = None) -> DqlError:
         at = self.pos if pos is None else pos
-        at = max(at, self.furthest) if pos is None else at
         rest = self.text[at:].split("\n", 1)[0].strip()
         where = f" at `{rest[:60]}`" if rest else " at the end"
         return DqlError(f"{what}{where}", self.line_of(at))

@@ -8,7 +8,6 @@ src/util/normalize.ts (`renderMinimalDuration`), and luxon's documented tokens.
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import datetime
 from typing import Any
@@ -23,7 +22,7 @@ from kbtui.dataview.values import (
     is_midnight,
     number_text,
 )
-from kbtui.vault.obsidian.dv_values import UNIT_MS, UNITS
+from kbtui.vault.obsidian.dv_values import UNITS, shift_to
 
 NULL_TEXT = "\\-"  # Dataview's renderNullAs: an escaped dash in its markdown
 DATE_FORMAT = "MMMM dd, yyyy"
@@ -161,26 +160,20 @@ def _date_token(d: datetime, t: str) -> str:
 
 
 def format_duration(dur: Duration, fmt: str) -> str:
-    """luxon's `Duration.toFormat`: the duration in the units the format names (biggest first,
-    each whole, the rest carried down), each padded to its token's length."""
+    """luxon's `Duration.toFormat`: the duration shifted to the units the format's tokens name
+    (S s m h d w M y), each padded to its token's length; other letters are written as is."""
     letters = {"y": "years", "M": "months", "w": "weeks", "d": "days", "h": "hours",
                "m": "minutes", "s": "seconds", "S": "milliseconds"}  # fmt: skip
     parts = tokens(fmt)
     wanted = [letters[t[0]] for is_token, t in parts if is_token and t[0] in letters]
-    shifted: dict[str, float] = {}
-    rest = dur.ms()
-    for unit in UNITS:
-        if unit in wanted:
-            amount = rest / UNIT_MS[unit]
-            whole = math.floor(amount) if unit != wanted[-1] else amount
-            shifted[unit] = whole
-            rest -= whole * UNIT_MS[unit]
+    shifted = shift_to(dur.units, wanted) if wanted else {}
     out = []
     for is_token, t in parts:
         if is_token and t[0] in letters:
-            value = shifted[letters[t[0]]]
-            value = math.floor(value + 1e-9)
-            out.append(f"{value:0{len(t)}d}" if value >= 0 else f"-{-value:0{len(t)}d}")
+            value = round(shifted[letters[t[0]]], 3)
+            whole = int(value) if float(value).is_integer() else value
+            text = str(abs(whole)).rjust(len(t), "0")
+            out.append(("-" if value < 0 else "") + text)
         else:
             out.append(t)
     return "".join(out)

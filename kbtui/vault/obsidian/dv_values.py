@@ -15,6 +15,7 @@ embed}}; lists as lists; an object (a property's mapping) as {"$obj": {...}}.
 from __future__ import annotations
 
 import calendar
+import math
 import re
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -140,29 +141,50 @@ def duration(text: str, pos: int = 0) -> tuple[dict[str, float], int] | None:
     return (units, end) if not first else None
 
 
-def normalise(units: dict[str, float]) -> dict[str, float]:
-    """luxon's `shiftToAll().normalize()`: every unit from years to milliseconds, smaller ones
-    rolled up into bigger ones and fractions carried down; zero units left out."""
-    vals = {u: 0.0 for u in UNITS}
-    carry = 0.0  # milliseconds not yet placed
+def conversion(big: str, small: str) -> float:
+    """How many `small` units one `big` unit holds, in luxon's casual matrix."""
+    return MATRIX.get(big, {}).get(small) or UNIT_MS[big] / UNIT_MS[small]
+
+
+def shift_to(units: dict[str, float], targets: list[str]) -> dict[str, float]:
+    """luxon's `Duration.shiftTo`: the duration in `targets` (bigger units converted down, each
+    target whole but the last, what is left carried to the last), then normalised."""
+    built: dict[str, float] = {}
+    carried: dict[str, float] = {}
+    last = ""
     for unit in UNITS:
-        own = units.get(unit, 0) + carry / UNIT_MS[unit]
-        whole = int(own)
-        vals[unit] = whole
-        carry = (own - whole) * UNIT_MS[unit]
-    vals["milliseconds"] += round(carry, 6)
-    total = sum(vals[u] * UNIT_MS[u] for u in UNITS)
+        if unit in targets:
+            last = unit
+            own = sum(conversion(k, unit) * v for k, v in carried.items())
+            carried = {}
+            own += units.get(unit, 0)
+            whole = math.trunc(own)
+            built[unit] = whole
+            carried[unit] = (own * 1000 - whole * 1000) / 1000
+        elif unit in units:
+            carried[unit] = units[unit]
+    for unit, v in carried.items():
+        if v and last:
+            built[last] += v if unit == last else v / conversion(last, unit)
+    return _rolled(built)
+
+
+def _rolled(vals: dict[str, float]) -> dict[str, float]:
+    """luxon's `normalizeValues`: each unit's overflow rolled into the next bigger one present."""
+    present = [u for u in UNITS if u in vals]
+    total = sum(vals[u] * UNIT_MS[u] for u in present)
     sign = -1 if total < 0 else 1
-    for small, big in zip(reversed(UNITS), reversed(UNITS[:-1]), strict=False):
-        conv = _conv(big, small)
-        roll = (vals[small] * sign) // conv
+    for small, big in zip(reversed(present), reversed(present[:-1]), strict=False):
+        conv = conversion(big, small)
+        roll = math.floor(vals[small] * sign / conv)
         vals[big] += roll * sign
         vals[small] -= roll * conv * sign
-    return {u: _tidy(v) for u, v in vals.items() if v}
+    return vals
 
 
-def _conv(big: str, small: str) -> float:
-    return MATRIX[big].get(small) or UNIT_MS[big] / UNIT_MS[small]
+def normalise(units: dict[str, float]) -> dict[str, float]:
+    """luxon's `shiftToAll().normalize()`, zero units left out."""
+    return {u: _tidy(v) for u, v in shift_to(units, list(UNITS)).items() if v}
 
 
 def _tidy(v: float) -> float | int:
