@@ -51,6 +51,9 @@ class ListItem:
     fields: str  # JSON {key: [values]} (kbtui.vault.obsidian.dv_values' encoding)
     tags: tuple[str, ...]  # "#tag" as written
     links: str  # JSON list of links (the same encoding)
+    # a task's due, completion, created, start and scheduled as Dataview derives them from its
+    # fields: the date's text, "?" for a value that is not a date without a zone, "" for none
+    dates: tuple[str, str, str, str, str] = ("", "", "", "", "")
 
 
 @dataclass(frozen=True)

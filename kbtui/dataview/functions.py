@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -61,14 +60,14 @@ def _constructors(ctx: Context) -> dict[str, Builder | Impl]:
     link.add("null")(_null)
     link.add("string", "string")(lambda t, d: to_link(t, d))
     link.add("string", "string", "boolean")(lambda t, d, e: to_link(t, d, e))
-    link.add("link", "string")(lambda t, d: replace(t, display=d))
+    link.add("link", "string")(lambda t, d: t.replaced(display=d))
     link.add("null", "*")(_null)
     link.add("*", "null")(lambda t, _n: link(t))
     link.vectorise(1, 0).vectorise(2, 0, 1)
 
     embed = Builder("embed")
-    embed.add("link")(lambda a: replace(a, embed=True))
-    embed.add("link", "boolean")(lambda a, e: replace(a, embed=e))
+    embed.add("link")(lambda a: a.replaced(embed=True))
+    embed.add("link", "boolean")(lambda a, e: a.replaced(embed=e))
     for types in (("null",), ("null", "*"), ("*", "null")):
         embed.add(*types)(_null)
     embed.vectorise(1, 0).vectorise(2, 0, 1)

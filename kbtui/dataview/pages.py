@@ -23,6 +23,30 @@ from kbtui.vault.linked_files import folder_steps
 from kbtui.vault.obsidian.dv_values import header_text
 
 Row = dict[str, Any]
+FILE_KEYS = frozenset(
+    [
+        "path",
+        "folder",
+        "name",
+        "link",
+        "outlinks",
+        "inlinks",
+        "etags",
+        "tags",
+        "aliases",
+        "lists",
+        "tasks",
+        "ctime",
+        "cday",
+        "mtime",
+        "mday",
+        "size",
+        "starred",
+        "frontmatter",
+        "ext",
+        "day",
+    ]
+)
 _DATES = {"created": ("created", "ctime", "cday"), "due": ("due", "duetime", "dueday"),
           "completion": ("completed", "completion", "comptime", "compday"),
           "start": ("start",), "scheduled": ("scheduled",)}  # fmt: skip
@@ -35,10 +59,14 @@ class Need:
     items: bool = False
     outlinks: bool = False
     inlinks: bool = False
+    frontmatter: bool = False  # file.frontmatter, file.aliases
+    fields: frozenset[str] | None = None  # the page's fields the query names; None: all
+    all_items: bool = True  # file.lists and file.tasks whole (else a TASK query's own tasks)
+    file_keys: frozenset[str] | None = None  # file.* facts beyond its names; None: all
 
     @classmethod
     def everything(cls) -> Need:
-        return cls(True, True, True)
+        return cls(True, True, True, True, None, True, None)
 
 
 class Names:
@@ -49,18 +77,24 @@ class Names:
         self.by_key: dict[str, list[tuple[int, str]]] = {}
         for key, priority, path in rows:
             self.by_key.setdefault(key, []).append((priority, path))
-        self.asked: set[str] = set()
+        self.seen: dict[tuple[str, str], str | None] = {}
 
     def resolve(self, target: str, source: str = "") -> str | None:
-        found = self.by_key.get(link_key(target))
+        key = link_key(target)
+        found = self.by_key.get(key)
         if not found:
             return None
+        if len(found) == 1:
+            return found[0][1]
+        folder = posixpath.dirname(source)
+        if (key, folder) in self.seen:
+            return self.seen[(key, folder)]
         best = min(p for p, _ in found)
         paths = sorted({path for p, path in found if p == best})
-        if len(paths) == 1:
-            return paths[0]
-        here = [s for s in posixpath.dirname(source).split("/") if s]
-        return min(paths, key=lambda p: (folder_steps(here, _folders(p)), p))
+        here = [s for s in folder.split("/") if s]
+        chosen = min(paths, key=lambda p: (folder_steps(here, _folders(p)), p))
+        self.seen[(key, folder)] = chosen
+        return chosen
 
 
 def _folders(path: str) -> list[str]:
@@ -101,6 +135,15 @@ def decode(value: Any, link: Callable[[dict[str, Any]], Link]) -> Any:
     return value
 
 
+def _json(text: str) -> Any:
+    """JSON text, the empty list and object (most items' tags, links, fields) without a parse."""
+    if text == "[]":
+        return []
+    if text == "{}":
+        return {}
+    return json.loads(text)
+
+
 def _aliases(meta: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for key, value in meta.items():
@@ -128,9 +171,11 @@ def _subtags(tags: Sequence[str]) -> list[str]:
 class PageBuilder:
     """Page rows from the index's rows, links resolved through `names`."""
 
-    def __init__(self, names: Names) -> None:
+    def __init__(self, names: Names, need: Need | None = None) -> None:
         self.names = names
+        self.need = need or Need.everything()
         self.raw: dict[tuple[str, int], str] = {}  # (path, 0-based line) -> a task's line
+        self.sections: dict[tuple[str, str], Link] = {}
 
     def linker(self, source: str) -> Callable[[dict[str, Any]], Link]:
         def make(parts: dict[str, Any]) -> Link:
@@ -144,46 +189,55 @@ class PageBuilder:
     def page(
         self,
         row: Sequence[Any],
+        fields: dict[str, Any],
+        tags: list[str],
         links: Sequence[tuple[str, str, str, str]] = (),
         inlinks: Sequence[str] = (),
         items: Sequence[Sequence[Any]] = (),
+        only: set[int] | None = None,
     ) -> Row:
-        path, _eid, size, mtime_ns, ctime_ns, fm, fields, etags, day = row
+        path, _eid, size, mtime_ns, ctime_ns, fm, _fields, _tags, day = row
         make = self.linker(path)
-        meta = json.loads(fm) if fm else {}
-        meta = meta if isinstance(meta, dict) else {}
-        tags = json.loads(etags) if etags else []
-        ctime, mtime = (
-            date_of_ms(int(ctime_ns) // 1_000_000),
-            date_of_ms(int(mtime_ns) // 1_000_000),
-        )
         name = path.rsplit("/", 1)[-1]
-        lists = self.items(path, items)
         file: Row = {
             "path": path,
             "folder": path.rsplit("/", 1)[0] if "/" in path else "",
             "name": name[:-3] if name.endswith(".md") else name,
             "link": Link(path),
-            "outlinks": [self._outlink(make, *lk) for lk in links],
-            "inlinks": [Link(p) for p in inlinks],
-            "etags": tags,
-            "tags": _subtags(tags),
-            "aliases": _aliases(meta),
-            "lists": lists,
-            "tasks": [it for it in lists if it["task"]],
-            "ctime": ctime,
-            "cday": start_of_day(ctime),
-            "mtime": mtime,
-            "mday": start_of_day(mtime),
-            "size": int(size),
-            "starred": False,
-            "frontmatter": meta,
-            "ext": name.rsplit(".", 1)[-1] if "." in name else "",
         }
+        want = self.need.file_keys
+        if want is None or "outlinks" in want:
+            file["outlinks"] = [self._outlink(make, *lk) for lk in links]
+        if want is None or "inlinks" in want:
+            file["inlinks"] = [Link(p) for p in inlinks]
+        if want is None or want & {"etags", "tags"}:
+            file["etags"] = tags
+            file["tags"] = _subtags(tags)
+        meta: dict[str, Any] = {}
+        if self.need.frontmatter and fm:
+            loaded = json.loads(fm)
+            meta = loaded if isinstance(loaded, dict) else {}
+        if want is None or "aliases" in want:
+            file["aliases"] = _aliases(meta)
+        if want is None or want & {"lists", "tasks"} or self.need.items:
+            lists = self.items(path, items, only)
+            file["lists"] = lists
+            file["tasks"] = [it for it in lists if it["task"]]
+        if want is None or want & {"ctime", "cday"}:
+            ctime = date_of_ms(int(ctime_ns) // 1_000_000)
+            file["ctime"], file["cday"] = ctime, start_of_day(ctime)
+        if want is None or want & {"mtime", "mday"}:
+            mtime = date_of_ms(int(mtime_ns) // 1_000_000)
+            file["mtime"], file["mday"] = mtime, start_of_day(mtime)
+        file["size"] = int(size)
+        file["starred"] = False
+        if want is None or "frontmatter" in want:
+            file["frontmatter"] = meta
+        file["ext"] = name.rsplit(".", 1)[-1] if "." in name else ""
         if day:
             file["day"] = date_of(day)
         out: Row = {"file": file}
-        for key, value in json.loads(fields).items():
+        for key, value in fields.items():
             if key != "file":
                 out[key] = decode(value, make)
         return out
@@ -201,26 +255,38 @@ class PageBuilder:
                  "embed": rel == "embeds"}  # fmt: skip
         return make(parts)
 
-    def items(self, path: str, rows: Sequence[Sequence[Any]]) -> list[Row]:
-        """List item rows (kbtui.store.queries.dv_rows.dv_items) as Dataview's items."""
+    def items(
+        self, path: str, rows: Sequence[Sequence[Any]], only: set[int] | None = None
+    ) -> list[Row]:
+        """List item rows (kbtui.store.queries.dv_rows.dv_items, their JSON columns parsed)
+        as Dataview's items; with `only` (1-based lines), those and the items under them."""
+        if only is not None:
+            keep = set(only)
+            for r in rows:  # in line order: a parent comes before its children
+                if r[2] in keep:
+                    keep.add(r[1])
+            rows = [r for r in rows if r[1] in keep]
         make = self.linker(path)
         out: list[Row] = []
         by_line: dict[int, Row] = {}
         for r in rows:
             line, parent, list_line, symbol, status, text, count, section, block = r[1:10]
-            fields: dict[str, list[Any]] = json.loads(r[10])
-            at = Link(path, None, header_text(section), "header") if section else Link(path)
+            fields: dict[str, list[Any]] = r[10]
+            at = self.sections.get((path, section))
+            if at is None:
+                at = Link(path, None, header_text(section), "header") if section else Link(path)
+                self.sections[(path, section)] = at
             children: list[Row] = []
             item: Row = {
                 "symbol": symbol,
                 "link": Link(path, None, block, "block") if block else at,
                 "section": at,
                 "text": text,
-                "tags": json.loads(r[11]),
+                "tags": r[11],
                 "line": line - 1,
                 "lineCount": count,
                 "list": list_line - 1,
-                "outlinks": [decode(v, make) for v in json.loads(r[12])],
+                "outlinks": [decode(v, make) for v in r[12]],
                 "path": path,
                 "children": children,
                 "task": status is not None,
@@ -244,10 +310,11 @@ class PageBuilder:
                 item["checked"] = status not in ("", " ")
                 item["completed"] = status in ("x", "X")
                 item["fullyCompleted"] = item["completed"]
-                for name, keys in _DATES.items():
-                    first = next((fields[k][0] for k in keys if fields.get(k)), None)
-                    if first is not None:
-                        item[name] = decode(first, make)
+                if fields:
+                    for name, keys in _DATES.items():
+                        first = next((fields[k][0] for k in keys if fields.get(k)), None)
+                        if first is not None:
+                            item[name] = decode(first, make)
             if r[13]:
                 self.raw[(path, line - 1)] = r[13]
             by_line[line] = item

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from kbtui.dataview.engine import DRow, Result, run
 from kbtui.dataview.evaluate import Context
 from kbtui.dataview.functions import build
+from kbtui.dataview.needs import needs, query_nodes
 from kbtui.dataview.pages import Names, Need, PageBuilder, Row, link_targets
+from kbtui.dataview.prefilter import conditions
 from kbtui.dataview.query import DqlError, Query, parse_query
 from kbtui.store.graph.links import link_key
 
@@ -30,67 +31,33 @@ _NOT_INDEXED = (
 )
 
 
-_KINDS = {"lit", "link", "date", "var", "neg", "bin", "list", "obj", "lambda", "call", "index"}
-
-
-def _nodes(x: Any) -> Iterable[tuple[Any, ...]]:
-    """Every expression node under `x` (object entries' values included)."""
-    if isinstance(x, list):
-        for y in x:
-            yield from _nodes(y)
-    elif isinstance(x, tuple) and x:
-        if isinstance(x[0], str) and x[0] in _KINDS:
-            yield x
-        for part in x[1:] if isinstance(x[0], str) and x[0] in _KINDS else x:
-            yield from _nodes(part)
-
-
-def query_nodes(query: Query) -> list[Any]:
-    nodes: list[Any] = [c.node for c in query.columns]
-    nodes += [query.format] if query.format is not None else []
-    for op in query.ops:
-        if op[0] in ("where", "limit"):
-            nodes.append(op[1])
-        elif op[0] == "sort":
-            nodes += [n for n, _ in op[1]]
-        else:
-            nodes.append(op[1].node)
-    return nodes
-
-
-def needs(query: Query) -> Need:
-    """What of each page the query reads: list items, outlinks, backlinks."""
-    need = Need(items=query.kind == "task")
-    whole = read_keys = 0
-    for node in _nodes(query_nodes(query)):
-        if node[0] == "var" and node[1] in ("file", "row"):
-            whole += 1
-        elif node[0] == "index" and node[1] == ("var", "file") and node[2][0] == "lit":
-            read_keys += 1
-        elif node[0] == "lit" and isinstance(node[1], str):
-            need.items |= node[1] in ("tasks", "lists")
-            need.outlinks |= node[1] == "outlinks"
-            need.inlinks |= node[1] == "inlinks"
-    return Need.everything() if whole > read_keys else need
-
-
 class DataviewService:
     def __init__(self, store: Store, vault: Path) -> None:
         self.store = store
         self.vault = vault
 
     # -- reading pages ------------------------------------------------------------------
-    def _build(self, rows: list[tuple[Any, ...]], need: Need) -> tuple[PageBuilder, list[Row]]:
+    def _build(
+        self,
+        rows: list[tuple[Any, ...]],
+        need: Need,
+        only: dict[str, set[int]] | None = None,
+        given: list[tuple[Any, ...]] | None = None,
+    ) -> tuple[PageBuilder, list[Row]]:
+        """Page rows (with what `need` asks of them) from the index's rows; each JSON column
+        is parsed in one go, links are resolved in one read."""
         eids = [r[1] for r in rows]
         items: dict[str, list[tuple[Any, ...]]] = {}
         links: dict[str, list[tuple[str, str, str, str]]] = {}
         inlinks: dict[str, list[str]] = {}
         keys: set[str] = set()
         if need.items and eids:
-            for item in self.store.dv_items(eids):
-                items.setdefault(item[0], []).append(item)
-                if '"$link"' in item[10] or item[12] != "[]":
-                    keys |= link_targets([json.loads(item[10]), json.loads(item[12])])
+            found = given if given is not None else self.store.dv_items(eids)
+            parsed = [_column(found, k) for k in (10, 11, 12)]
+            for item, fields, tags, out in zip(found, *parsed, strict=True):
+                items.setdefault(item[0], []).append((*item[:10], fields, tags, out, item[13]))
+                if out or '"$link"' in item[10]:
+                    keys |= link_targets([fields, out])
         if need.outlinks and eids:
             for eid, target, rel, heading, label in self.store.dv_links(eids):
                 links.setdefault(eid, []).append((target, rel, heading, label))
@@ -98,14 +65,18 @@ class DataviewService:
         if need.inlinks and eids:
             for eid, path in self.store.dv_inlinks(eids):
                 inlinks.setdefault(eid, []).append(path)
-        for r in rows:
+        page_fields = _column(rows, 6)
+        if need.fields is not None:
+            page_fields = [{k: f[k] for k in need.fields if k in f} for f in page_fields]
+        for r, fields in zip(rows, page_fields, strict=True):
             if '"$link"' in r[6]:
-                keys |= link_targets([json.loads(r[6])])
-        builder = PageBuilder(Names(self.store.dv_names(sorted(keys))))
+                keys |= link_targets(fields.values())
+        builder = PageBuilder(Names(self.store.dv_names(sorted(keys))), need)
         pages = [
-            builder.page(r, links.get(r[1], ()), inlinks.get(r[1], ()), items.get(r[1], ()))
-            for r in rows
-        ]
+            builder.page(r, f, t, links.get(r[1], ()), inlinks.get(r[1], ()),
+                         items.get(r[1], ()), only.get(r[1], set()) if only else None)
+            for r, f, t in zip(rows, page_fields, _column(rows, 7), strict=True)
+        ]  # fmt: skip
         return builder, pages
 
     def _page_at(self, path: str, cache: dict[str, Row | None]) -> Row | None:
@@ -126,9 +97,12 @@ class DataviewService:
         return page
 
     # -- running ------------------------------------------------------------------------
-    def query(self, text: str, this: str | None = None, now: datetime | None = None
-              ) -> tuple[Query, Result, PageBuilder]:  # fmt: skip
-        """Run one DQL query; DqlError names what cannot be read or run."""
+    def query(
+        self, text: str, this: str | None = None, now: datetime | None = None,
+        prefilter: bool = True,
+    ) -> tuple[Query, Result, PageBuilder]:  # fmt: skip
+        """Run one DQL query; DqlError names what cannot be read or run. `prefilter=False`
+        reads every page the FROM picks (the SQL prefilter's tests compare the two)."""
         if _JS.match(text):
             raise DqlError("DataviewJS is not run: kbtui runs DQL queries only")
         query = parse_query(text)
@@ -149,14 +123,23 @@ class DataviewService:
         _check(query, ctx)
         source = self._source(query.source, ctx, here)
         need = needs(query)
-        builder, built = self._build(self.store.dv_pages(source), need)
+        where = conditions(query, ctx) if prefilter else ("true",)
         if query.kind == "task":
+            found, tasks, items = self.store.dv_task_pages(source, where, need.all_items)
+            only: dict[str, set[int]] = {}
+            for eid, line in tasks:
+                only.setdefault(eid, set()).add(line)
+            builder, built = self._build(found, need, None if need.all_items else only, items)
+            paths = {r[1]: r[0] for r in found}
+            wanted = {(paths[eid], line - 1) for eid, line in tasks}
             rows = [
                 DRow(f"{t['path']}#{t['line']}", {**page, **t}, [(t["path"], t["line"])])
                 for page in built
                 for t in page["file"]["tasks"]
+                if (t["path"], t["line"]) in wanted
             ]
         else:
+            builder, built = self._build(self.store.dv_pages(source, where), need)
             rows = [DRow(p["file"]["link"], p, [(p["file"]["path"], None)]) for p in built]
         return query, run(query, rows, ctx), builder
 
@@ -173,6 +156,13 @@ class DataviewService:
             path = ctx.link(source[1]).key if target else here
             return (kind, path or None, link_key(target))
         return tuple(source)
+
+
+def _column(rows: list[tuple[Any, ...]], i: int) -> list[Any]:
+    """Column `i` of `rows`, JSON text, parsed in one call."""
+    if not rows:
+        return []
+    return list(json.loads("[" + ",".join(r[i] for r in rows) + "]"))
 
 
 def _check(query: Query, ctx: Context) -> None:

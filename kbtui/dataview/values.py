@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -47,17 +48,27 @@ class Duration:
         return hash(self.ms())
 
 
-@dataclass(frozen=True)
 class Link:
     """A link. `path` as Dataview holds it: a page's links point at the file they reach, a
     link written in a query keeps its text; `key`, the file it reaches (compared by)."""
 
-    path: str
-    display: str | None = None
-    subpath: str | None = None
-    type: str = "file"  # file, header, block
-    embed: bool = False
-    key: str | None = None  # the vault path it resolves to, when that is not `path`
+    __slots__ = ("display", "embed", "key", "path", "subpath", "type")
+
+    def __init__(
+        self,
+        path: str,
+        display: str | None = None,
+        subpath: str | None = None,
+        type: str = "file",  # file, header, block
+        embed: bool = False,
+        key: str | None = None,  # the vault path it resolves to, when that is not `path`
+    ) -> None:
+        self.path = path
+        self.display = display
+        self.subpath = subpath
+        self.type = type
+        self.embed = embed
+        self.key = key
 
     @property
     def target(self) -> str:
@@ -66,6 +77,11 @@ class Link:
     def file_title(self) -> str:
         name = self.path.rsplit("/", 1)[-1]
         return name[:-3] if name.endswith(".md") else name
+
+    def replaced(self, **changes: Any) -> Link:
+        parts = {k: getattr(self, k) for k in self.__slots__}
+        parts.update(changes)
+        return Link(**parts)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -77,6 +93,9 @@ class Link:
 
     def __hash__(self) -> int:
         return hash((self.target, self.type, self.subpath))
+
+    def __repr__(self) -> str:
+        return f"Link({self.path!r}, {self.display!r}, {self.subpath!r}, {self.type!r})"
 
 
 @dataclass(frozen=True)
@@ -103,6 +122,9 @@ class ExternalLink:
 
 
 def type_of(v: Any) -> str:
+    found = _TYPES.get(type(v))
+    if found is not None:
+        return found
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -124,6 +146,12 @@ def type_of(v: Any) -> str:
     if isinstance(v, Lambda) or callable(v):
         return "function"
     return "widget"
+
+
+_TYPES: dict[type, str] = {
+    type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
+    datetime: "date", Duration: "duration", Link: "link", list: "array", dict: "object",
+}  # fmt: skip
 
 
 def truthy(v: Any) -> bool:
@@ -148,6 +176,7 @@ def epoch_ms(d: datetime) -> float:
     return d.timestamp() * 1000
 
 
+@lru_cache(maxsize=65536)
 def text_key(s: str) -> tuple[tuple[tuple[int, str], ...], str]:
     """An order close to JavaScript's `localeCompare`: by letter ignoring case and accents,
     spaces and punctuation before digits before letters, then lower case first."""
@@ -220,19 +249,29 @@ def equal(a: Any, b: Any) -> bool:
 
 
 # -- dates ----------------------------------------------------------------------------------
+_DATES: dict[str, datetime] = {}
+
+
 def date_of(text: str) -> datetime:
-    """A datetime from kbtui.vault.obsidian.dv_values' date text."""
-    head, zone = text[:23], text[23:]
-    at = datetime.strptime(head, "%Y-%m-%dT%H:%M:%S.%f")
-    if not zone:
-        return at
+    """A datetime from kbtui.vault.obsidian.dv_values' date text (remembered: days repeat)."""
+    found = _DATES.get(text)
+    if found is not None:
+        return found
+    at = datetime(int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
+                  int(text[14:16]), int(text[17:19]), int(text[20:23]) * 1000)  # fmt: skip
+    zone = text[23:]
     if zone == "Z":
-        return at.replace(tzinfo=UTC)
-    if zone.startswith("["):
-        return at.replace(tzinfo=ZoneInfo(zone[1:-1]))
-    sign = -1 if zone[0] == "-" else 1
-    hours, minutes = int(zone[1:3]), int(zone[4:6])
-    return at.replace(tzinfo=timezone(sign * timedelta(hours=hours, minutes=minutes)))
+        at = at.replace(tzinfo=UTC)
+    elif zone.startswith("["):
+        at = at.replace(tzinfo=ZoneInfo(zone[1:-1]))
+    elif zone:
+        sign = -1 if zone[0] == "-" else 1
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        at = at.replace(tzinfo=timezone(sign * timedelta(hours=hours, minutes=minutes)))
+    if len(_DATES) > 100_000:
+        _DATES.clear()
+    _DATES[text] = at
+    return at
 
 
 def date_of_ms(ms: float) -> datetime:

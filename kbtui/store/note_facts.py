@@ -15,8 +15,10 @@ FACT_TABLES = ("tags", "links", "tasks", "dv_pages", "dv_items")  # every row ke
 _TASK_FIELDS = ("line", "status", "text", "due", "scheduled", "start", "done", "priority")
 _ITEM_FIELDS = ("line", "parent", "list_line", "symbol", "text", "line_count", "section",
                 "block_id", "fields", "links")  # fmt: skip
+_ITEM_DATES = ("due", "completion", "created", "start", "scheduled")
 _ITEM_SELECT = ("e, line, parent, list_line, symbol, CASE WHEN has_status = 1 THEN status END, "
-                "text, line_count, section, block_id, fields, tags, links")  # fmt: skip
+                "text, line_count, section, block_id, fields, tags, links, due, completion, "
+                "created, start, scheduled")  # fmt: skip
 
 
 def insert_facts(bulk_insert: Callable[..., None], batch: Sequence[NoteWrite]) -> None:
@@ -49,4 +51,6 @@ def insert_facts(bulk_insert: Callable[..., None], batch: Sequence[NoteWrite]) -
     cols["status"] = [it.status if it.status is not None else "" for _, it in items]
     cols["has_status"] = [int(it.status is not None) for _, it in items]
     cols["tags"] = [json.dumps(list(it.tags), ensure_ascii=False) for _, it in items]
+    for n, name in enumerate(_ITEM_DATES):
+        cols[name] = [it.dates[n] for _, it in items]
     bulk_insert("dv_items", cols, select=_ITEM_SELECT)

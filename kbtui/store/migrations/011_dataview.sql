@@ -24,5 +24,12 @@ CREATE TABLE IF NOT EXISTS dv_items (
     block_id  VARCHAR NOT NULL,
     fields    VARCHAR NOT NULL,  -- JSON {key: [values]}
     tags      VARCHAR NOT NULL,  -- JSON list
-    links     VARCHAR NOT NULL   -- JSON list
+    links     VARCHAR NOT NULL,  -- JSON list
+    -- a task's dates as Dataview derives them from its fields: the date's text, '?' for a
+    -- value that is not a date without a zone, '' for none (what a WHERE compiles to SQL reads)
+    due        VARCHAR NOT NULL DEFAULT '',
+    completion VARCHAR NOT NULL DEFAULT '',
+    created    VARCHAR NOT NULL DEFAULT '',
+    start      VARCHAR NOT NULL DEFAULT '',
+    scheduled  VARCHAR NOT NULL DEFAULT ''
 );

@@ -15,6 +15,8 @@ from typing import Any
 
 import duckdb
 
+from kbtui.store.queries.dv_where import Params, render
+
 # The names Obsidian follows (kbtui.store.graph.vault_facts.OBSIDIAN_NAMES): path, end of a path,
 # file name; never a title or an alias.
 OBSIDIAN_NAMES = "e.priority BETWEEN 1 AND 3"
@@ -24,13 +26,6 @@ _PAGES = """SELECT n.path, n.entity_id, n.size, n.mtime_ns,
                    n.frontmatter::VARCHAR, p.fields, p.etags, p.day
             FROM notes n JOIN dv_pages p USING (entity_id)
             LEFT JOIN vault_files vf ON vf.path = n.path"""
-
-
-class Params(dict[str, Any]):
-    def __call__(self, value: Any) -> str:
-        name = f"p{len(self)}"
-        self[name] = value
-        return "$" + name
 
 
 def render_source(source: tuple[Any, ...], p: Params) -> str:
@@ -67,17 +62,57 @@ def render_source(source: tuple[Any, ...], p: Params) -> str:
     raise ValueError(f"unknown source {kind!r}")
 
 
+_ITEMS = """SELECT i.entity_id, i.line, i.parent, i.list_line, i.symbol, i.status, i.text,
+                   i.line_count, i.section, i.block_id, i.fields, i.tags, i.links, t.text
+            FROM dv_items i LEFT JOIN tasks t ON t.entity_id = i.entity_id AND t.line = i.line"""
+
+
 class DataviewQueries:
     """Mixed into Store: the reads behind kbtui/dataview."""
 
     con: duckdb.DuckDBPyConnection
 
-    def dv_pages(self, source: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def dv_pages(
+        self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",)
+    ) -> list[tuple[Any, ...]]:
         """(path, entity id, size, mtime_ns, ctime_ns, properties JSON, fields JSON, tags JSON,
-        day) of every markdown page the source picks, in path order."""
+        day) of every markdown page the source picks that may pass `where` (a condition of
+        kbtui.store.queries.dv_where), in path order."""
         p = Params()
-        where = render_source(source, p)
-        return self.con.execute(f"{_PAGES} WHERE {where} ORDER BY n.path", p).fetchall()
+        sql = f"{render_source(source, p)} AND {render(where, p)}"
+        return self.con.execute(f"{_PAGES} WHERE {sql} ORDER BY n.path", p).fetchall()
+
+    def dv_task_pages(
+        self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",), whole: bool = True
+    ) -> tuple[list[tuple[Any, ...]], set[tuple[str, int]], list[tuple[Any, ...]]]:
+        """The pages (as dv_pages) holding a task that may pass `where`, those tasks as
+        (entity id, 1-based line), and list items (as dv_items): every item of those pages
+        with `whole`, else those tasks and the items under them."""
+        p = Params()
+        sql = f"{render_source(source, p)} AND {render(where, p)}"
+        found = self.con.execute(
+            f"""SELECT n.entity_id, i.line FROM notes n JOIN dv_pages p USING (entity_id)
+                JOIN dv_items i ON i.entity_id = n.entity_id
+                WHERE i.status IS NOT NULL AND {sql}""",
+            p,
+        ).fetchall()
+        tasks = {(r[0], int(r[1])) for r in found}
+        eids = sorted({e for e, _ in tasks})
+        rows = self.con.execute(
+            f"{_PAGES} WHERE n.entity_id IN (SELECT unnest($e)) ORDER BY n.path", {"e": eids}
+        ).fetchall()
+        if whole or not found:
+            return rows, tasks, self.dv_items(eids) if whole else []
+        items = self.con.execute(
+            f"""WITH RECURSIVE keep(entity_id, line) AS (
+                    SELECT unnest($e)::VARCHAR, unnest($l)::INTEGER
+                    UNION SELECT i.entity_id, i.line FROM dv_items i
+                    JOIN keep k ON i.entity_id = k.entity_id AND i.parent = k.line)
+                {_ITEMS} WHERE (i.entity_id, i.line) IN (SELECT (entity_id, line) FROM keep)
+                ORDER BY i.entity_id, i.line""",
+            {"e": [e for e, _ in found], "l": [int(r[1]) for r in found]},
+        ).fetchall()
+        return rows, tasks, items
 
     def dv_pages_at(self, paths: Sequence[str]) -> list[tuple[Any, ...]]:
         """The same rows for these vault paths (the pages `this` and links read)."""
@@ -90,12 +125,8 @@ class DataviewQueries:
         block id, fields, tags, links, the task's line as written) of these pages' list items,
         in line order."""
         return self.con.execute(
-            """SELECT i.entity_id, i.line, i.parent, i.list_line, i.symbol, i.status, i.text,
-                      i.line_count, i.section, i.block_id, i.fields, i.tags, i.links, t.text
-               FROM dv_items i LEFT JOIN tasks t
-                 ON t.entity_id = i.entity_id AND t.line = i.line
-               WHERE i.entity_id IN (SELECT unnest($e))
-               ORDER BY i.entity_id, i.line""",
+            f"""{_ITEMS} WHERE i.entity_id IN (SELECT unnest($e))
+                ORDER BY i.entity_id, i.line""",
             {"e": list(entity_ids)},
         ).fetchall()
 

@@ -28,6 +28,9 @@ _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)\s*$")
 _TAG_LIKE = re.compile(r"""#[^\s,;.:!?'"`()\[\]{}]+""")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]]*?)\]\]")
 _MD_LINK = re.compile(r"(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?\s*\)")
+# a task's dates and the fields Dataview takes each from, first found first (data-model/markdown.ts)
+TASK_DATES = (("due", "duetime", "dueday"), ("completed", "completion", "comptime", "compday"),
+              ("created", "ctime", "cday"), ("start",), ("scheduled",))  # fmt: skip
 _DATE_IN_NAME = (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), re.compile(r"(\d{4})(\d{2})(\d{2})"))
 Fields = dict[str, list[Any]]
 
@@ -143,8 +146,22 @@ def _item(
         fields=json.dumps(fields, ensure_ascii=False),
         tags=tuple(_tags(flat)),
         links=json.dumps(_links(flat, path), ensure_ascii=False),
+        dates=_task_dates(fields) if status is not None else ("", "", "", "", ""),
     )
     return item, fields
+
+
+def _task_dates(fields: Fields) -> tuple[str, str, str, str, str]:
+    out = []
+    for keys in TASK_DATES:
+        first = next((fields[k][0] for k in keys if fields.get(k)), None)
+        if first is None:
+            out.append("")
+        elif isinstance(first, dict) and len(str(first.get("$date", ""))) == 23:
+            out.append(str(first["$date"]))
+        else:
+            out.append("?")
+    return out[0], out[1], out[2], out[3], out[4]
 
 
 def _line_fields(line: str) -> Fields:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import calendar
 import math
 import re
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -220,6 +221,7 @@ def link_parts(inner: str, embed: bool = False) -> dict[str, Any]:
     return {"path": target, "display": display, "subpath": subpath, "type": kind, "embed": embed}
 
 
+@lru_cache(maxsize=4096)
 def header_text(header: str) -> str:
     """A heading as a link names it: words and emoji kept, anything else a space, spaces
     collapsed (Dataview's normalizeHeaderForLink)."""
