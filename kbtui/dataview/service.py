@@ -66,16 +66,18 @@ class DataviewService:
             for eid, path in self.store.dv_inlinks(eids):
                 inlinks.setdefault(eid, []).append(path)
         page_fields = _column(rows, 6)
-        if need.fields is not None:
-            page_fields = [{k: f[k] for k in need.fields if k in f} for f in page_fields]
+        if need.fields is not None:  # narrowed in SQL: a missing field came as null
+            page_fields = [{k: v for k, v in f.items() if v is not None} for f in page_fields]
         for r, fields in zip(rows, page_fields, strict=True):
             if '"$link"' in r[6]:
                 keys |= link_targets(fields.values())
         builder = PageBuilder(Names(self.store.dv_names(sorted(keys))), need)
+        want = need.file_keys
+        tags = _column(rows, 7) if want is None or want & {"tags", "etags"} else [[]] * len(rows)
         pages = [
             builder.page(r, f, t, links.get(r[1], ()), inlinks.get(r[1], ()),
                          items.get(r[1], ()), only.get(r[1], set()) if only else None)
-            for r, f, t in zip(rows, page_fields, _column(rows, 7), strict=True)
+            for r, f, t in zip(rows, page_fields, tags, strict=True)
         ]  # fmt: skip
         return builder, pages
 
@@ -125,7 +127,8 @@ class DataviewService:
         need = needs(query)
         where = conditions(query, ctx) if prefilter else ("true",)
         if query.kind == "task":
-            found, tasks, items = self.store.dv_task_pages(source, where, need.all_items)
+            keys = sorted(need.fields) if need.fields is not None else None
+            found, tasks, items = self.store.dv_task_pages(source, where, need.all_items, keys)
             only: dict[str, set[int]] = {}
             for eid, line in tasks:
                 only.setdefault(eid, set()).add(line)
@@ -139,7 +142,8 @@ class DataviewService:
                 if (t["path"], t["line"]) in wanted
             ]
         else:
-            builder, built = self._build(self.store.dv_pages(source, where), need)
+            keys = sorted(need.fields) if need.fields is not None else None
+            builder, built = self._build(self.store.dv_pages(source, where, keys), need)
             rows = [DRow(p["file"]["link"], p, [(p["file"]["path"], None)]) for p in built]
         return query, run(query, rows, ctx), builder
 

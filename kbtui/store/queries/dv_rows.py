@@ -23,9 +23,23 @@ OBSIDIAN_NAMES = "e.priority BETWEEN 1 AND 3"
 
 _PAGES = """SELECT n.path, n.entity_id, n.size, n.mtime_ns,
                    coalesce(vf.ctime_ns, epoch_ns(n.created_at::TIMESTAMP)),
-                   n.frontmatter::VARCHAR, p.fields, p.etags, p.day
+                   n.frontmatter::VARCHAR, {fields}, p.etags, p.day
             FROM notes n JOIN dv_pages p USING (entity_id)
             LEFT JOIN vault_files vf ON vf.path = n.path"""
+
+
+def _path(key: str) -> str:
+    return '$."' + key + '"'
+
+
+def _pages(keys: Sequence[str] | None, p: Params) -> str:
+    """The pages' SELECT; with `keys`, each page's fields narrowed to those keys in SQL."""
+    if keys is None or any('"' in k or "\\" in k for k in keys):
+        return _PAGES.format(fields="p.fields")
+    if not keys:
+        return _PAGES.format(fields="'{}'")
+    pairs = ", ".join(f"{p(k)}, json_extract(p.fields, {p(_path(k))})" for k in keys)
+    return _PAGES.format(fields=f"json_object({pairs})::VARCHAR")
 
 
 def render_source(source: tuple[Any, ...], p: Params) -> str:
@@ -73,17 +87,25 @@ class DataviewQueries:
     con: duckdb.DuckDBPyConnection
 
     def dv_pages(
-        self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",)
+        self,
+        source: tuple[Any, ...],
+        where: tuple[Any, ...] = ("true",),
+        keys: Sequence[str] | None = None,
     ) -> list[tuple[Any, ...]]:
         """(path, entity id, size, mtime_ns, ctime_ns, properties JSON, fields JSON, tags JSON,
         day) of every markdown page the source picks that may pass `where` (a condition of
-        kbtui.store.queries.dv_where), in path order."""
+        kbtui.store.queries.dv_where), in path order; with `keys`, only those fields."""
         p = Params()
+        select = _pages(keys, p)
         sql = f"{render_source(source, p)} AND {render(where, p)}"
-        return self.con.execute(f"{_PAGES} WHERE {sql} ORDER BY n.path", p).fetchall()
+        return self.con.execute(f"{select} WHERE {sql} ORDER BY n.path", p).fetchall()
 
     def dv_task_pages(
-        self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",), whole: bool = True
+        self,
+        source: tuple[Any, ...],
+        where: tuple[Any, ...] = ("true",),
+        whole: bool = True,
+        keys: Sequence[str] | None = None,
     ) -> tuple[list[tuple[Any, ...]], set[tuple[str, int]], list[tuple[Any, ...]]]:
         """The pages (as dv_pages) holding a task that may pass `where`, those tasks as
         (entity id, 1-based line), and list items (as dv_items): every item of those pages
@@ -98,8 +120,11 @@ class DataviewQueries:
         ).fetchall()
         tasks = {(r[0], int(r[1])) for r in found}
         eids = sorted({e for e, _ in tasks})
+        q = Params()
+        select = _pages(keys, q)
+        q["e"] = eids
         rows = self.con.execute(
-            f"{_PAGES} WHERE n.entity_id IN (SELECT unnest($e)) ORDER BY n.path", {"e": eids}
+            f"{select} WHERE n.entity_id IN (SELECT unnest($e)) ORDER BY n.path", q
         ).fetchall()
         if whole or not found:
             return rows, tasks, self.dv_items(eids) if whole else []
@@ -117,7 +142,9 @@ class DataviewQueries:
     def dv_pages_at(self, paths: Sequence[str]) -> list[tuple[Any, ...]]:
         """The same rows for these vault paths (the pages `this` and links read)."""
         return self.con.execute(
-            f"{_PAGES} WHERE n.path IN (SELECT unnest($p)) ORDER BY n.path", {"p": list(paths)}
+            _PAGES.format(fields="p.fields")
+            + " WHERE n.path IN (SELECT unnest($p)) ORDER BY n.path",
+            {"p": list(paths)},
         ).fetchall()
 
     def dv_items(self, entity_ids: Sequence[str]) -> list[tuple[Any, ...]]:
