@@ -72,8 +72,8 @@ class Runner:
         return _tasks(result.tasks)
 
     def answer(self, query: str, this: str | None = None) -> dict[str, Any]:
-        _q, result, builder = self.raw(query, this)
-        return answer(result, builder)
+        _q, result, raw = self.raw(query, this)
+        return answer(result, raw)
 
 
 def _tasks(items: Any) -> list[Any]:

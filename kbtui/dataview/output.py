@@ -9,11 +9,11 @@ The Markdown follows blacksmithgu/obsidian-dataview (MIT), src/ui/export/markdow
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from kbtui.dataview.engine import Result, list_items
-from kbtui.dataview.pages import PageBuilder
 from kbtui.dataview.text import human_duration, link_markdown, to_string
 from kbtui.dataview.values import Duration, Link, ListPair
 
@@ -41,11 +41,11 @@ def to_json(v: Any) -> Any:
     return to_string(v)
 
 
-def answer(result: Result, builder: PageBuilder) -> dict[str, Any]:
-    """What the tool returns for one query."""
+def answer(result: Result, raw: Mapping[tuple[str, int], str]) -> dict[str, Any]:
+    """What the tool returns for one query; `raw`: tasks' lines as written, by (path, line)."""
     out: dict[str, Any] = {"type": result.kind, "columns": result.headers}
     if result.kind == "task":
-        tasks = _task_objects(result.tasks, builder, [])
+        tasks = _task_objects(result.tasks, raw, [])
         out["rows"] = tasks
         out["paths"] = list(dict.fromkeys(_task_refs(tasks)))
         out["markdown"] = task_markdown(result.tasks)
@@ -81,25 +81,29 @@ def _count(tasks: Any) -> int:
     return len(tasks)
 
 
-def _task_objects(tasks: Any, builder: PageBuilder, group: list[Any]) -> list[dict[str, Any]]:
+def _task_objects(
+    tasks: Any, raw: Mapping[tuple[str, int], str], group: list[Any]
+) -> list[dict[str, Any]]:
     if _is_groups(tasks):
         out = []
         for g in tasks:
-            out += _task_objects(g["rows"], builder, [*group, g["key"]])
+            out += _task_objects(g["rows"], raw, [*group, g["key"]])
         return out
-    return [_task_object(t, builder, group) for t in tasks]
+    return [_task_object(t, raw, group) for t in tasks]
 
 
-def _task_object(item: dict[str, Any], builder: PageBuilder, group: list[Any]) -> dict[str, Any]:
+def _task_object(
+    item: dict[str, Any], raw: Mapping[tuple[str, int], str], group: list[Any]
+) -> dict[str, Any]:
     path, line = item["path"], item["line"]
-    raw = builder.raw.get((path, line)) or f"{item['symbol']} {item['text'].split(chr(10))[0]}"
+    line_text = raw.get((path, line)) or f"{item['symbol']} {item['text'].split(chr(10))[0]}"
     obj: dict[str, Any] = {}
     if item["task"]:
         obj["status"] = item["status"]
-    obj.update({"text": raw, "file": path, "line": str(line + 1)})
+    obj.update({"text": line_text, "file": path, "line": str(line + 1)})
     if group:
         obj["group"] = to_string(group[0]) if len(group) == 1 else [to_string(g) for g in group]
-    children = [_task_object(c, builder, []) for c in item["children"]]
+    children = [_task_object(c, raw, []) for c in item["children"]]
     if children:
         obj["children"] = children
     return obj

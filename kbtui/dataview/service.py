@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kbtui.dataview.engine import DRow, Result, run
 from kbtui.dataview.evaluate import Context
 from kbtui.dataview.functions import build
+from kbtui.dataview.held import HeldPages
 from kbtui.dataview.needs import needs, query_nodes
 from kbtui.dataview.pages import Names, Need, PageBuilder, Row, link_targets
 from kbtui.dataview.prefilter import conditions
@@ -25,6 +27,11 @@ from kbtui.store.graph.links import link_key
 if TYPE_CHECKING:
     from kbtui.store import Store
 
+# A process answers its first queries by reading only what each needs (a CLI call asks once);
+# one that keeps asking (the TUI, the MCP server) builds every page once and holds it, current
+# change by change (kbtui.dataview.held); a bigger vault's pages stay in the index.
+KEEP_AFTER = 2
+KEEP_UP_TO = 20_000
 _JS = re.compile(r"^\s*(```\s*dataviewjs|\$=|dv\.|await\s|const\s|let\s|var\s|function\s)")
 _NOT_INDEXED = (
     "the index holds no Dataview facts yet (written by an older kbtui): run `kbtui index`"
@@ -35,6 +42,8 @@ class DataviewService:
     def __init__(self, store: Store, vault: Path) -> None:
         self.store = store
         self.vault = vault
+        self._asked = 0  # queries answered; after KEEP_AFTER, pages are built once and held
+        self._held: HeldPages | None = None
 
     # -- reading pages ------------------------------------------------------------------
     def _build(
@@ -87,13 +96,15 @@ class DataviewService:
             cache[path] = self._build(rows, Need.everything())[1][0] if rows else None
         return cache[path]
 
-    def this_page(self, name: str) -> Row:
+    def this_page(self, name: str, held: dict[str, Row] | None = None) -> Row:
         """The page `this` is: a vault path, or a name a link would reach."""
         wanted = name.strip().lstrip("/")
         path = wanted if self.store.dv_pages_at([wanted]) else None
         if path is None:
             path = self.store.note_by_name(wanted.removesuffix(".md"))
-        page = self._page_at(path, {}) if path else None
+        page = None
+        if path:
+            page = held.get(path) if held is not None else self._page_at(path, {})
         if page is None:
             raise DqlError(f"no note {name!r} in the index to be `this`")
         return page
@@ -102,7 +113,7 @@ class DataviewService:
     def query(
         self, text: str, this: str | None = None, now: datetime | None = None,
         prefilter: bool = True,
-    ) -> tuple[Query, Result, PageBuilder]:  # fmt: skip
+    ) -> tuple[Query, Result, Mapping[tuple[str, int], str]]:  # fmt: skip
         """Run one DQL query; DqlError names what cannot be read or run. `prefilter=False`
         reads every page the FROM picks (the SQL prefilter's tests compare the two)."""
         if _JS.match(text):
@@ -111,14 +122,18 @@ class DataviewService:
         notes, pages = self.store.dv_page_count()
         if notes and not pages:
             raise DqlError(_NOT_INDEXED)
-        this_row = self.this_page(this) if this else None
+        self._asked += 1
+        if self._held is None and self._asked > KEEP_AFTER and pages <= KEEP_UP_TO:
+            self._held = HeldPages(self.store, self._build)
+        held = self._held.current() if self._held is not None else None
+        this_row = self.this_page(this, held) if this else None
         here = this_row["file"]["path"] if this_row else ""
         cache: dict[str, Row | None] = {}
         folder = here.rsplit("/", 1)[0] if "/" in here else ""
         ctx = Context(
             this_row,
             resolve=lambda target: self.store.note_by_name(target, folder),
-            page=lambda path: self._page_at(path, cache),
+            page=(lambda path: self._page_at(path, cache)) if held is None else held.get,
             now=now,
         )
         ctx.functions = build(ctx)
@@ -126,6 +141,12 @@ class DataviewService:
         source = self._source(query.source, ctx, here)
         need = needs(query)
         where = conditions(query, ctx) if prefilter else ("true",)
+        if held is not None and self._held is not None:
+            return (
+                query,
+                run(query, self._held_rows(query, source, where, held), ctx),
+                (self._held.raw),
+            )
         if query.kind == "task":
             keys = sorted(need.fields) if need.fields is not None else None
             found, tasks, items = self.store.dv_task_pages(source, where, need.all_items, keys)
@@ -145,7 +166,25 @@ class DataviewService:
             keys = sorted(need.fields) if need.fields is not None else None
             builder, built = self._build(self.store.dv_pages(source, where, keys), need)
             rows = [DRow(p["file"]["link"], p, [(p["file"]["path"], None)]) for p in built]
-        return query, run(query, rows, ctx), builder
+        return query, run(query, rows, ctx), builder.raw
+
+    def _held_rows(
+        self, query: Query, source: tuple[Any, ...], where: tuple[Any, ...], held: dict[str, Row]
+    ) -> list[DRow]:
+        """The rows of a query from the pages held: SQL says which may pass."""
+        if query.kind != "task":
+            paths = [r[0] for r in self.store.dv_pages(source, where, [])]
+            return [DRow(held[p]["file"]["link"], held[p], [(p, None)]) for p in paths if p in held]
+        found, tasks, _items = self.store.dv_task_pages(source, where, None, [])
+        rows = []
+        for r in found:
+            page = held.get(r[0])
+            if page is None:
+                continue
+            for t in page["file"]["tasks"]:
+                if (r[1], t["line"] + 1) in tasks:
+                    rows.append(DRow(f"{r[0]}#{t['line']}", {**page, **t}, [(r[0], t["line"])]))
+        return rows
 
     def _source(self, source: Any, ctx: Context, here: str) -> tuple[Any, ...]:
         if source is None:

@@ -25,10 +25,10 @@ class DataviewTools:
                 field="language",
             )
         try:
-            _query, result, builder = self.service.query(args["query"], args.get("this"))
+            _query, result, raw = self.service.query(args["query"], args.get("this"))
         except DqlError as exc:
             raise ValidationError(str(exc), field="query") from None
-        out = ok(**answer(result, builder))
+        out = ok(**answer(result, raw))
         if not out["rows"] and self.store.note_count() == 0:
             out["message"] = NOT_INITIALIZED
         return out

@@ -104,12 +104,12 @@ class DataviewQueries:
         self,
         source: tuple[Any, ...],
         where: tuple[Any, ...] = ("true",),
-        whole: bool = True,
+        whole: bool | None = True,
         keys: Sequence[str] | None = None,
     ) -> tuple[list[tuple[Any, ...]], set[tuple[str, int]], list[tuple[Any, ...]]]:
         """The pages (as dv_pages) holding a task that may pass `where`, those tasks as
         (entity id, 1-based line), and list items (as dv_items): every item of those pages
-        with `whole`, else those tasks and the items under them."""
+        with `whole`, with False those tasks and the items under them, with None none."""
         p = Params()
         sql = f"{render_source(source, p)} AND {render(where, p)}"
         found = self.con.execute(
@@ -126,8 +126,10 @@ class DataviewQueries:
         rows = self.con.execute(
             f"{select} WHERE n.entity_id IN (SELECT unnest($e)) ORDER BY n.path", q
         ).fetchall()
-        if whole or not found:
-            return rows, tasks, self.dv_items(eids) if whole else []
+        if whole is None or not found:
+            return rows, tasks, []
+        if whole:
+            return rows, tasks, self.dv_items(eids)
         items = self.con.execute(
             f"""WITH RECURSIVE keep(entity_id, line) AS (
                     SELECT unnest($e)::VARCHAR, unnest($l)::INTEGER
