@@ -100,13 +100,13 @@ def main() -> None:
     for name, query in chosen.items():
         report: dict[str, list[tuple[float, float]]] = {}
         answer = {}
+        ask = {"query": query}
         for i in range(args.runs):
-            answer = timed(report, "first query", lambda: DataviewTools(parts).app_dataview(
-                {"query": query}))  # fmt: skip
-            timed(report, "held, warm", lambda: held.app_dataview({"query": query}))
+            answer = timed(report, "first query", DataviewTools(parts).app_dataview, ask)
+            timed(report, "held, warm", held.app_dataview, ask)
             if i % 2 == 0:
                 save(vault, indexer, rng)
-                timed(report, "held, after a save", lambda: held.app_dataview({"query": query}))
+                timed(report, "held, after a save", held.app_dataview, ask)
         print(f"{name}: {query}\n  {answer['count']} rows")
         for what, runs in report.items():
             print(f"  {what}: wall {percentiles([w for w, _ in runs])}"
@@ -120,9 +120,9 @@ def main() -> None:
     print(machine_note(before), f"load {os.getloadavg()[0]:.2f}")
 
 
-def timed(report: dict[str, list[tuple[float, float]]], into: str, call: Any) -> Any:
+def timed(report: dict[str, list[tuple[float, float]]], into: str, call: Any, ask: Any) -> Any:
     t, c = time.perf_counter(), time.process_time()
-    answer = call()
+    answer = call(ask)
     report.setdefault(into, []).append(((time.perf_counter() - t) * 1000,
                                         (time.process_time() - c) * 1000))  # fmt: skip
     return answer
