@@ -173,17 +173,20 @@ class DataviewService:
     ) -> list[DRow]:
         """The rows of a query from the pages held: SQL says which may pass."""
         if query.kind != "task":
-            paths = [r[0] for r in self.store.dv_pages(source, where, [])]
+            paths = self.store.dv_page_paths(source, where)
             return [DRow(held[p]["file"]["link"], held[p], [(p, None)]) for p in paths if p in held]
-        found, tasks, _items = self.store.dv_task_pages(source, where, None, [])
         rows = []
-        for r in found:
-            page = held.get(r[0])
+        tasks: dict[int, Row] = {}
+        last = ""
+        for path, line in self.store.dv_task_keys(source, where):
+            page = held.get(path)
             if page is None:
                 continue
-            for t in page["file"]["tasks"]:
-                if (r[1], t["line"] + 1) in tasks:
-                    rows.append(DRow(f"{r[0]}#{t['line']}", {**page, **t}, [(r[0], t["line"])]))
+            if path != last:
+                tasks, last = {t["line"]: t for t in page["file"]["tasks"]}, path
+            task = tasks.get(line)
+            if task is not None:
+                rows.append(DRow(f"{path}#{line}", {**page, **task}, [(path, line)]))
         return rows
 
     def _source(self, source: Any, ctx: Context, here: str) -> tuple[Any, ...]:

@@ -78,7 +78,9 @@ def render_source(source: tuple[Any, ...], p: Params) -> str:
 
 _ITEMS = """SELECT i.entity_id, i.line, i.parent, i.list_line, i.symbol, i.status, i.text,
                    i.line_count, i.section, i.block_id, i.fields, i.tags, i.links, t.text
-            FROM dv_items i LEFT JOIN tasks t ON t.entity_id = i.entity_id AND t.line = i.line"""
+            FROM dv_items i LEFT JOIN (SELECT entity_id, line, text FROM tasks
+                                       WHERE entity_id IN (SELECT unnest($e))) t
+              ON t.entity_id = i.entity_id AND t.line = i.line"""
 
 
 class DataviewQueries:
@@ -132,14 +134,41 @@ class DataviewQueries:
             return rows, tasks, self.dv_items(eids)
         items = self.con.execute(
             f"""WITH RECURSIVE keep(entity_id, line) AS (
-                    SELECT unnest($e)::VARCHAR, unnest($l)::INTEGER
+                    SELECT unnest($k)::VARCHAR, unnest($l)::INTEGER
                     UNION SELECT i.entity_id, i.line FROM dv_items i
                     JOIN keep k ON i.entity_id = k.entity_id AND i.parent = k.line)
                 {_ITEMS} WHERE (i.entity_id, i.line) IN (SELECT (entity_id, line) FROM keep)
                 ORDER BY i.entity_id, i.line""",
-            {"e": [e for e, _ in found], "l": [int(r[1]) for r in found]},
+            {"k": [e for e, _ in found], "l": [int(r[1]) for r in found], "e": eids},
         ).fetchall()
         return rows, tasks, items
+
+    def dv_page_paths(
+        self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",)
+    ) -> list[str]:
+        """The paths of dv_pages' rows, only (a process holding every page built)."""
+        p = Params()
+        sql = f"{render_source(source, p)} AND {render(where, p)}"
+        rows = self.con.execute(
+            f"SELECT n.path FROM notes n JOIN dv_pages p USING (entity_id) WHERE {sql} "
+            "ORDER BY n.path",
+            p,
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def dv_task_keys(
+        self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",)
+    ) -> list[tuple[str, int]]:
+        """(path, 0-based line) of the tasks dv_task_pages finds, in path and line order."""
+        p = Params()
+        sql = f"{render_source(source, p)} AND {render(where, p)}"
+        rows = self.con.execute(
+            f"""SELECT n.path, i.line - 1 FROM notes n JOIN dv_pages p USING (entity_id)
+                JOIN dv_items i ON i.entity_id = n.entity_id
+                WHERE i.status IS NOT NULL AND {sql} ORDER BY n.path, i.line""",
+            p,
+        ).fetchall()
+        return [(r[0], int(r[1])) for r in rows]
 
     def dv_pages_at(self, paths: Sequence[str]) -> list[tuple[Any, ...]]:
         """The same rows for these vault paths (the pages `this` and links read)."""
