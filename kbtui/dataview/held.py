@@ -1,17 +1,17 @@
-"""Every page built once and kept, for a process that keeps asking (the TUI, the MCP server):
-a query then reads from SQL only which pages (TASK: which tasks) may pass, and evaluates the
-pages already built.
+"""Pages built whole and kept, for a process that keeps asking (the TUI, the MCP server): a query
+then reads from SQL only which pages (TASK: which tasks) may pass, and evaluates the pages held,
+building the ones it meets for the first time (never the whole vault at once).
 
 Kept current change by change: when the index changed (`Store.generation`), the notes whose
-state changed are built again, with the pages they linked to before and link to now (their
+state changed are dropped, with the pages they linked to before and link to now (their
 `file.inlinks` moved); a note added, removed or renamed changes what names links resolve to,
-so everything is built again. Links resolve by path and file name only (as Obsidian's do), so
-an edit inside a note changes no other note's links.
+so every page is dropped. Links resolve by path and file
+name only (as Obsidian's do), so an edit inside a note changes no other note's links.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kbtui.dataview.pages import Need, PageBuilder, Row
@@ -32,27 +32,36 @@ class HeldPages:
         self.targets: dict[str, set[str]] = {}  # path -> the pages it links to
         self.raw: dict[tuple[str, int], str] = {}  # (path, 0-based line) -> a task's line
         self.lines: dict[str, list[int]] = {}  # path -> its lines in `raw`
-        self.rebuilt = 0  # pages built by the last update (the bench reports it)
+        self.built = 0  # pages built by the last `pages` call (the bench reports it)
 
-    def current(self) -> dict[str, Row]:
+    def refresh(self) -> None:
+        """Drop what the index's changes since the last call made stale."""
         generation = self.store.generation
         if self.generation == generation:
-            return self.pages
+            return
         states = {p: s for p, s in self.store.note_states().items() if p.lower().endswith(".md")}
-        if not self.pages or states.keys() != self.states.keys():
+        if states.keys() != self.states.keys():
             self.pages, self.targets, self.raw, self.lines = {}, {}, {}, {}
-            self._put(self.store.dv_pages(("all",)))
-            self.rebuilt = len(self.pages)
         else:
             changed = {p for p, s in states.items() if s != self.states[p]}
-            moved = set().union(*(self.targets.get(p, set()) for p in changed))
-            self._put(self.store.dv_pages_at(sorted(changed)))
-            moved |= set().union(*(self.targets.get(p, set()) for p in changed))
-            again = sorted((moved - changed) & states.keys())
-            self._put(self.store.dv_pages_at(again))
-            self.rebuilt = len(changed) + len(again)
+            stale = set(changed).union(*(self.targets.get(p, set()) for p in changed))
+            for path in stale | set(self.store.dv_link_targets(sorted(changed))):
+                self._drop(path)
         self.generation, self.states = generation, states
+
+    def pages_at(self, paths: Sequence[str]) -> dict[str, Row]:
+        """The held pages of these paths, the missing ones built (whole) now."""
+        missing = [p for p in paths if p not in self.pages]
+        self.built = len(missing)
+        for i in range(0, len(missing), 2000):
+            self._put(self.store.dv_pages_at(missing[i : i + 2000]))
         return self.pages
+
+    def _drop(self, path: str) -> None:
+        self.pages.pop(path, None)
+        self.targets.pop(path, None)
+        for line in self.lines.pop(path, []):
+            self.raw.pop((path, line), None)
 
     def _put(self, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
@@ -60,10 +69,9 @@ class HeldPages:
         builder, built = self.build(rows, Need.everything())
         for page in built:
             path = page["file"]["path"]
+            self._drop(path)
             self.pages[path] = page
             self.targets[path] = {link.path for link in page["file"]["outlinks"]}
-            for line in self.lines.pop(path, []):
-                self.raw.pop((path, line), None)
         for (path, line), text in builder.raw.items():
             self.raw[(path, line)] = text
             self.lines.setdefault(path, []).append(line)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,15 +96,20 @@ class DataviewService:
             cache[path] = self._build(rows, Need.everything())[1][0] if rows else None
         return cache[path]
 
-    def this_page(self, name: str, held: dict[str, Row] | None = None) -> Row:
+    def _page_reader(self, cache: dict[str, Row | None]) -> Callable[[str], Row | None]:
+        """How a query reads a page a link names: from the pages held, else built now."""
+        held = self._held
+        if held is None:
+            return lambda path: self._page_at(path, cache)
+        return lambda path: held.pages_at([path]).get(path)
+
+    def this_page(self, name: str) -> Row:
         """The page `this` is: a vault path, or a name a link would reach."""
         wanted = name.strip().lstrip("/")
         path = wanted if self.store.dv_pages_at([wanted]) else None
         if path is None:
             path = self.store.note_by_name(wanted.removesuffix(".md"))
-        page = None
-        if path:
-            page = held.get(path) if held is not None else self._page_at(path, {})
+        page: Row | None = self._page_reader({})(path) if path else None
         if page is None:
             raise DqlError(f"no note {name!r} in the index to be `this`")
         return page
@@ -125,15 +130,16 @@ class DataviewService:
         self._asked += 1
         if self._held is None and self._asked > KEEP_AFTER and pages <= KEEP_UP_TO:
             self._held = HeldPages(self.store, self._build)
-        held = self._held.current() if self._held is not None else None
-        this_row = self.this_page(this, held) if this else None
+        if self._held is not None:
+            self._held.refresh()
+        this_row = self.this_page(this) if this else None
         here = this_row["file"]["path"] if this_row else ""
         cache: dict[str, Row | None] = {}
         folder = here.rsplit("/", 1)[0] if "/" in here else ""
         ctx = Context(
             this_row,
             resolve=lambda target: self.store.note_by_name(target, folder),
-            page=(lambda path: self._page_at(path, cache)) if held is None else held.get,
+            page=self._page_reader(cache),
             now=now,
         )
         ctx.functions = build(ctx)
@@ -141,12 +147,9 @@ class DataviewService:
         source = self._source(query.source, ctx, here)
         need = needs(query)
         where = conditions(query, ctx) if prefilter else ("true",)
-        if held is not None and self._held is not None:
-            return (
-                query,
-                run(query, self._held_rows(query, source, where, held), ctx),
-                (self._held.raw),
-            )
+        if self._held is not None:
+            rows = self._held_rows(query, source, where)
+            return query, run(query, rows, ctx), self._held.raw
         if query.kind == "task":
             keys = sorted(need.fields) if need.fields is not None else None
             found, tasks, items = self.store.dv_task_pages(source, where, need.all_items, keys)
@@ -169,16 +172,20 @@ class DataviewService:
         return query, run(query, rows, ctx), builder.raw
 
     def _held_rows(
-        self, query: Query, source: tuple[Any, ...], where: tuple[Any, ...], held: dict[str, Row]
+        self, query: Query, source: tuple[Any, ...], where: tuple[Any, ...]
     ) -> list[DRow]:
         """The rows of a query from the pages held: SQL says which may pass."""
+        assert self._held is not None
         if query.kind != "task":
             paths = self.store.dv_page_paths(source, where)
+            held = self._held.pages_at(paths)
             return [DRow(held[p]["file"]["link"], held[p], [(p, None)]) for p in paths if p in held]
         rows = []
         tasks: dict[int, Row] = {}
         last = ""
-        for path, line in self.store.dv_task_keys(source, where):
+        keys = self.store.dv_task_keys(source, where)
+        held = self._held.pages_at(list(dict.fromkeys(p for p, _ in keys)))
+        for path, line in keys:
             page = held.get(path)
             if page is None:
                 continue

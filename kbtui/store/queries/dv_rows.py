@@ -209,6 +209,18 @@ class DataviewQueries:
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def dv_link_targets(self, paths: Sequence[str]) -> list[str]:
+        """The paths of the notes these notes' links reach now."""
+        if not paths:
+            return []
+        rows = self.con.execute(
+            """SELECT DISTINCT t.path FROM link_dest d
+               JOIN notes s ON s.entity_id = d.entity_id JOIN notes t ON t.entity_id = d.dest
+               WHERE s.path IN (SELECT unnest($p))""",
+            {"p": list(paths)},
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def dv_names(self, keys: Sequence[str]) -> list[tuple[str, int, str]]:
         """(key, priority, path) of every note a link by one of `keys` (kbtui's link keys)
         may reach as Obsidian resolves it: 1 by path, 2 by the end of a path, 3 by file name."""
