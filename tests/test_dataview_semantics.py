@@ -161,3 +161,20 @@ def test_page_links_resolve_to_paths(run: Runner) -> None:
     assert result.values[0][0] == Link("Classes/Math.md")
     assert run.answer('TABLE v WHERE file.name = "e"')["rows"] == [
         {"File": "[[Mixed/e.md|e]]", "v": "[[Classes/Math.md|Math]]"}]  # fmt: skip
+
+
+def test_bases_read_properties_only(tmp_path: Path) -> None:
+    """Inline fields are Dataview's: a base's rows hold a note's properties only, as in
+    Obsidian (docs/bases.md)."""
+    from kbtui.bases.service import BaseService
+
+    base = (
+        "views:\n  - type: table\n    name: All\n    filters: 'rating > 3'\n    order: [rating]\n"
+    )
+    store, service = indexed(tmp_path / "v", {
+        "Props.md": "---\nrating: 5\n---\n", "Inline.md": "rating:: 5\n", "B.base": base,
+    })  # fmt: skip
+    rows = BaseService(store, tmp_path / "v").query("B")[1].rows
+    assert [r["path"] for r in rows] == ["Props.md"]
+    assert Runner(service).list("LIST WHERE rating > 3") == ["Inline", "Props"]
+    store.close()
