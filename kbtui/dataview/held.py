@@ -7,10 +7,16 @@ state changed are dropped, with the pages they linked to before and link to now 
 `file.inlinks` moved); a note added, removed or renamed changes what names links resolve to,
 so every page is dropped. Links resolve by path and file
 name only (as Obsidian's do), so an edit inside a note changes no other note's links.
+
+Pages held are long-lived objects: after building, `gc.freeze()` takes what the process holds
+out of the garbage collector's scans (a full scan of 10,000 held pages doubled a query's time);
+each change of the index unfreezes first, so nothing that became garbage stays uncollected
+past the next change. Pages themselves hold no cycles: a dropped page is freed at once.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +45,7 @@ class HeldPages:
         generation = self.store.generation
         if self.generation == generation:
             return
+        gc.unfreeze()
         states = {p: s for p, s in self.store.note_states().items() if p.lower().endswith(".md")}
         if states.keys() != self.states.keys():
             self.pages, self.targets, self.raw, self.lines = {}, {}, {}, {}
@@ -55,6 +62,8 @@ class HeldPages:
         self.built = len(missing)
         for i in range(0, len(missing), 2000):
             self._put(self.store.dv_pages_at(missing[i : i + 2000]))
+        if missing:
+            gc.freeze()
         return self.pages
 
     def _drop(self, path: str) -> None:
