@@ -10,10 +10,13 @@ parameters, never text of the SQL.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from kbtui.store.queries.dv_where import Params, render
 
@@ -79,8 +82,24 @@ def render_source(source: tuple[Any, ...], p: Params) -> str:
 _ITEMS = """SELECT i.entity_id, i.line, i.parent, i.list_line, i.symbol, i.status, i.text,
                    i.line_count, i.section, i.block_id, i.fields, i.tags, i.links, t.text
             FROM dv_items i LEFT JOIN (SELECT entity_id, line, text FROM tasks
-                                       WHERE entity_id IN (SELECT unnest($e))) t
+                                       WHERE entity_id IN ({ids})) t
               ON t.entity_id = i.entity_id AND t.line = i.line"""
+
+
+@contextmanager
+def _listed(con: duckdb.DuckDBPyConnection, **columns: Sequence[Any]) -> Iterator[str]:
+    """Value lists as a relation (numpy arrays, which DuckDB scans as they are: a list passed as
+    a parameter is converted value by value, ~25 us each); yields its name."""
+    name = f"_dv_{uuid.uuid4().hex}"
+    arrays = {
+        k: np.asarray(v, dtype=np.int64 if v and isinstance(v[0], int) else np.str_)
+        for k, v in columns.items()
+    }
+    con.register(name, arrays)
+    try:
+        yield name
+    finally:
+        con.unregister(name)
 
 
 class DataviewQueries:
@@ -122,26 +141,31 @@ class DataviewQueries:
         ).fetchall()
         tasks = {(r[0], int(r[1])) for r in found}
         eids = sorted({e for e, _ in tasks})
-        q = Params()
-        select = _pages(keys, q)
-        q["e"] = eids
-        rows = self.con.execute(
-            f"{select} WHERE n.entity_id IN (SELECT unnest($e)) ORDER BY n.path", q
-        ).fetchall()
+        rows = self._pages_of(eids, keys)
         if whole is None or not found:
             return rows, tasks, []
         if whole:
             return rows, tasks, self.dv_items(eids)
-        items = self.con.execute(
-            f"""WITH RECURSIVE keep(entity_id, line) AS (
-                    SELECT unnest($k)::VARCHAR, unnest($l)::INTEGER
-                    UNION SELECT i.entity_id, i.line FROM dv_items i
-                    JOIN keep k ON i.entity_id = k.entity_id AND i.parent = k.line)
-                {_ITEMS} WHERE (i.entity_id, i.line) IN (SELECT (entity_id, line) FROM keep)
-                ORDER BY i.entity_id, i.line""",
-            {"k": [e for e, _ in found], "l": [int(r[1]) for r in found], "e": eids},
-        ).fetchall()
+        cand = [(e, int(line)) for e, line in found]
+        with _listed(self.con, e=[e for e, _ in cand], l=[x for _, x in cand]) as c:
+            items = self.con.execute(
+                f"""WITH RECURSIVE keep(entity_id, line) AS (
+                        SELECT e::VARCHAR, l::INTEGER FROM {c}
+                        UNION SELECT i.entity_id, i.line FROM dv_items i
+                        JOIN keep k ON i.entity_id = k.entity_id AND i.parent = k.line)
+                    {_ITEMS.format(ids=f"SELECT DISTINCT e FROM {c}")}
+                    SEMI JOIN keep k ON k.entity_id = i.entity_id AND k.line = i.line
+                    ORDER BY i.entity_id, i.line"""
+            ).fetchall()
         return rows, tasks, items
+
+    def _pages_of(self, eids: Sequence[str], keys: Sequence[str] | None) -> list[tuple[Any, ...]]:
+        q = Params()
+        select = _pages(keys, q)
+        with _listed(self.con, e=list(eids)) as listed:
+            return self.con.execute(
+                f"{select} WHERE n.entity_id IN (SELECT e FROM {listed}) ORDER BY n.path", q
+            ).fetchall()
 
     def dv_page_paths(
         self, source: tuple[Any, ...], where: tuple[Any, ...] = ("true",)
@@ -172,41 +196,42 @@ class DataviewQueries:
 
     def dv_pages_at(self, paths: Sequence[str]) -> list[tuple[Any, ...]]:
         """The same rows for these vault paths (the pages `this` and links read)."""
-        return self.con.execute(
-            _PAGES.format(fields="p.fields")
-            + " WHERE n.path IN (SELECT unnest($p)) ORDER BY n.path",
-            {"p": list(paths)},
-        ).fetchall()
+        with _listed(self.con, p=list(paths)) as listed:
+            return self.con.execute(
+                _PAGES.format(fields="p.fields")
+                + f" WHERE n.path IN (SELECT p FROM {listed}) ORDER BY n.path"
+            ).fetchall()
 
     def dv_items(self, entity_ids: Sequence[str]) -> list[tuple[Any, ...]]:
         """(entity id, line, parent, list line, symbol, status, text, line count, section,
         block id, fields, tags, links, the task's line as written) of these pages' list items,
         in line order."""
-        return self.con.execute(
-            f"""{_ITEMS} WHERE i.entity_id IN (SELECT unnest($e))
-                ORDER BY i.entity_id, i.line""",
-            {"e": list(entity_ids)},
-        ).fetchall()
+        with _listed(self.con, e=list(entity_ids)) as listed:
+            ids = f"SELECT e FROM {listed}"
+            return self.con.execute(
+                f"""{_ITEMS.format(ids=ids)} WHERE i.entity_id IN ({ids})
+                    ORDER BY i.entity_id, i.line"""
+            ).fetchall()
 
     def dv_links(self, entity_ids: Sequence[str]) -> list[tuple[str, str, str, str, str]]:
         """(entity id, target, rel, heading, label) of these pages' Obsidian links (not a
         relation key's bare value), properties' first, in the note's order."""
-        rows = self.con.execute(
-            """SELECT entity_id, target, rel, heading, label FROM links
-               WHERE entity_id IN (SELECT unnest($e)) AND coalesce(form, 'wiki') <> 'bare'
-               ORDER BY rowid""",
-            {"e": list(entity_ids)},
-        ).fetchall()
+        with _listed(self.con, e=list(entity_ids)) as listed:
+            rows = self.con.execute(
+                f"""SELECT entity_id, target, rel, heading, label FROM links
+                    WHERE entity_id IN (SELECT e FROM {listed})
+                      AND coalesce(form, 'wiki') <> 'bare' ORDER BY rowid"""
+            ).fetchall()
         return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     def dv_inlinks(self, entity_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(entity id, path of a page linking to it) for these pages, each pair once."""
-        rows = self.con.execute(
-            """SELECT DISTINCT d.dest, s.path FROM link_dest d JOIN notes s
-               ON s.entity_id = d.entity_id
-               WHERE d.dest IN (SELECT unnest($e)) ORDER BY 1, 2""",
-            {"e": list(entity_ids)},
-        ).fetchall()
+        with _listed(self.con, e=list(entity_ids)) as listed:
+            rows = self.con.execute(
+                f"""SELECT DISTINCT d.dest, s.path FROM link_dest d JOIN notes s
+                    ON s.entity_id = d.entity_id
+                    WHERE d.dest IN (SELECT e FROM {listed}) ORDER BY 1, 2"""
+            ).fetchall()
         return [(r[0], r[1]) for r in rows]
 
     def dv_link_targets(self, paths: Sequence[str]) -> list[str]:
@@ -226,11 +251,12 @@ class DataviewQueries:
         may reach as Obsidian resolves it: 1 by path, 2 by the end of a path, 3 by file name."""
         if not keys:
             return []
-        rows = self.con.execute(
-            f"""SELECT e.key, e.priority, n.path FROM entity_names e JOIN notes n USING (entity_id)
-                WHERE e.key IN (SELECT unnest($k)) AND {OBSIDIAN_NAMES}""",
-            {"k": sorted(set(keys))},
-        ).fetchall()
+        with _listed(self.con, k=sorted(set(keys))) as listed:
+            rows = self.con.execute(
+                f"""SELECT e.key, e.priority, n.path FROM entity_names e
+                    JOIN notes n USING (entity_id)
+                    WHERE e.key IN (SELECT k FROM {listed}) AND {OBSIDIAN_NAMES}"""
+            ).fetchall()
         return [(r[0], int(r[1]), r[2]) for r in rows]
 
     def dv_page_count(self) -> tuple[int, int]:
