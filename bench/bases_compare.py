@@ -45,12 +45,31 @@ _STR = r'"([^"]*)"|\'([^\']*)\''
 _WIKI = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")  # links and embeds, body and properties alike
 
 
+# Help: Files and folders > Accepted file formats; others only with "Detect all file
+# extensions" (`showUnsupportedFiles` in .obsidian/app.json)
+_ACCEPTED = {
+    "md", "base", "canvas", "pdf", "avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp",
+    "flac", "m4a", "mp3", "ogg", "wav", "webm", "3gp", "mkv", "mov", "mp4", "ogv",
+}  # fmt: skip
+
+
+def _shows_all(vault: Path) -> bool:
+    try:
+        return yaml.safe_load((vault / ".obsidian" / "app.json").read_text()).get(
+            "showUnsupportedFiles") is True  # fmt: skip
+    except (OSError, yaml.YAMLError, AttributeError):
+        return False
+
+
 def read_rows(vault: Path) -> list[Row]:
     rows = []
+    shows_all = _shows_all(vault)
     for path in sorted(p for p in vault.rglob("*") if p.is_file()):
         rel = path.relative_to(vault).as_posix()
         if any(part.startswith(".") for part in rel.split("/")):
             continue  # Obsidian shows no hidden file or folder (.obsidian, .gitignore)
+        if not shows_all and path.suffix.lower().lstrip(".") not in _ACCEPTED:
+            continue
         props: dict[str, Any] = {}
         tags: list[str] = []
         if path.suffix == ".md":
@@ -89,6 +108,12 @@ def _prop(row: Row, name: str) -> Any:
 
 def _as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else [] if v is None else [v]
+
+
+def _tag_under(tag: str, wanted: list[str]) -> bool:
+    """A tag (any case, `#` or not) is one of `wanted` (lower case) or nested under one."""
+    t = tag.lstrip("#").lower()
+    return any(t == w or t.startswith(w + "/") for w in wanted)
 
 
 def _empty(v: Any) -> bool:
@@ -165,8 +190,8 @@ def predicate(expr: str, this: Row | None = None) -> Pred | None:
     if (m := re.fullmatch(r"(?:note\.)?tags\.(contains|containsAny)\((.*)\)", e)) and _strings(
         m[2]
     ):
-        texts = set(_strings(m[2]))
-        return lambda r: bool(texts & {str(t) for t in _as_list(_prop(r, "tags"))})
+        texts = [t.lstrip("#").lower() for t in _strings(m[2])]  # Obsidian 1.9.14: as tags
+        return lambda r: any(_tag_under(str(t), texts) for t in _as_list(_prop(r, "tags")))
     if not re.search(r"\(|==|!=|<|>", e) and "." not in e.removeprefix("note."):
         return None  # a bare property's truthiness: left to the app
     if m := re.fullmatch(r"file\.hasTag\((.*)\)", e):
@@ -178,7 +203,8 @@ def predicate(expr: str, this: Row | None = None) -> Pred | None:
         wanted = [s.lower() for s in _strings(m[2])]
         if not wanted:
             return None
-        return lambda r: any(w in r["tags"] for w in wanted)
+        wanted = [w.lstrip("#") for w in wanted]  # `#` optional, nested tags (1.9.11)
+        return lambda r: any(_tag_under(t, wanted) for t in r["tags"])
     if (m := re.fullmatch(r"file\.inFolder\((.*)\)", e)) and _strings(m[1]):
         folder = _strings(m[1])[0].strip("/")
         return lambda r: r["path"].startswith(folder + "/")

@@ -11,8 +11,8 @@ death. The child only picks *when* to die:
 - ``checkpoint``: while DuckDB runs a CHECKPOINT forced after a commit;
 - ``embed``: in the middle of embedding a batch;
 - ``pdf``: while a PDF's pages are read (at a random page of the pass's PDFs);
-- ``fs:<name>``: just before a call of os.<name> in kbtui.vault.edit.write (fdopen, link,
-  replace, fsync): between the steps of an atomic note write;
+- ``fs:<name>``: just before a call of os.<name> in kbtui.vault.edit.write and .swap (fdopen,
+  link, rename, replace, fsync): between the steps of an atomic note write;
 - ``side``: just before a side file of the search indexes (kbtui/store/side/arrays.py) is
   renamed into place, its temporary file written.
 
@@ -59,7 +59,7 @@ from kbtui.store.file.verify import Snapshot  # noqa: E402
 from kbtui.tokenize import query_terms  # noqa: E402
 
 FAULTS = ("timer", "commit", "txn", "checkpoint", "embed", "side", "pdf")
-FS_FAULTS = ("fs:fdopen", "fs:link", "fs:replace", "fs:fsync")
+FS_FAULTS = ("fs:fdopen", "fs:link", "fs:rename", "fs:replace", "fs:fsync")
 KILLED = -signal.SIGKILL
 
 
@@ -110,7 +110,8 @@ class FaultyEmbedder:
 
 
 class FaultyOs:
-    """os for kbtui.vault.edit.write, dying just before a randomly chosen call of one function."""
+    """os for kbtui.vault.edit's writers, dying just before a randomly chosen call of one
+    function."""
 
     def __init__(self, name: str, p: float, rng: random.Random) -> None:
         self._name, self._p, self._rng = name, p, rng
@@ -153,9 +154,12 @@ def _child(argv: list[str]) -> int:
     if fault == "embed":
         embedder = FaultyEmbedder(embedder, opts.p, rng)
     if fault.startswith("fs:"):
+        import kbtui.vault.edit.swap as swap
         import kbtui.vault.edit.write as write
 
-        setattr(write, "os", FaultyOs(fault[3:], opts.p, rng))  # noqa: B010
+        faulty = FaultyOs(fault[3:], opts.p, rng)
+        setattr(write, "os", faulty)  # noqa: B010
+        setattr(swap, "os", faulty)  # noqa: B010
     if fault == "pdf":
         import kbtui.vault.attachments.pdf as pdf
 

@@ -4,10 +4,12 @@ kg_create_relationship, kg_merge_entities. A note is never partial and never mis
     python bench/crashwrites.py --ops 200 --seed 1
 
 Each op runs in a child process (bench/crashkit.py call) that dies at a random moment: between
-the steps of the atomic write (before os.fdopen, os.link, os.replace, os.fsync), during or
-inside a DuckDB transaction, or after a random delay. Then the vault is compared file by file
-with its state before the op, the index is reopened and brought up to date, and at the end it
-must equal a fresh build. Prints runs, faults injected, checks, leftover temp files, failures.
+the steps of the atomic write (before os.fdopen, os.link, os.rename, os.replace, os.fsync),
+during or inside a DuckDB transaction, or after a random delay. Then the writes it left half
+done are finished as the next open of the vault does (kbtui.tools.write.service.recover_writes),
+the vault is compared file by file with its state before the op, the index is reopened and
+brought up to date, and at the end it must equal a fresh build. Prints runs, faults injected,
+checks, leftover temp files, failures.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from crashkit import (
 from kbtui.config import Settings
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
+from kbtui.store.history import History
+from kbtui.tools.write.service import recover_writes
 from kbtui.vault.decode import decode_note
 from kbtui.vault.parse import parse_note
 
@@ -53,6 +57,16 @@ def index_now(vault: Path) -> str | None:
         return store.recovered
     finally:
         store.close()
+
+
+def recover_now(vault: Path) -> None:
+    """What the next open of the vault does first: the half-done write finished."""
+    settings = Settings.for_vault(vault)
+    history = History(settings.index_dir)
+    try:
+        recover_writes(vault, settings.index_dir, history)
+    finally:
+        history.close()
 
 
 def plan(vault: Path, rng: random.Random, n: int) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -92,7 +106,7 @@ def check_vault(
     for rel, digest in before.items():
         if rel not in after:
             if rel == expect.get("source") and digest in hashes_after:
-                continue  # a merged note, archived whole
+                continue  # a merged note, in the vault's trash whole
             problems.append(f"lost {rel}")
         elif after[rel] != digest and not _complete(vault / rel, expect):
             problems.append(f"{rel} changed but is not the complete new version")
@@ -100,9 +114,9 @@ def check_vault(
         name = rel.rsplit("/", 1)[-1]
         if name.startswith(".kbtui-") and name.endswith(".tmp"):
             leftovers += 1  # hidden and never indexed: not a note
-        elif rel.startswith(".archive/"):
+        elif rel.startswith(".trash/"):
             if after[rel] not in before.values():
-                problems.append(f"archived {rel} is not a copy of a note")
+                problems.append(f"trashed {rel} is not a copy of a note")
         elif not _complete(vault / rel, expect):
             problems.append(f"new {rel} is partial or unreadable")
     return problems, leftovers
@@ -137,6 +151,7 @@ def write_rounds(vault: Path, scratch: Path, ops: int, rng: random.Random) -> tu
             counts.failures.append(
                 f"op {n} {name} {fault}: {proc.stdout[-300:]}{proc.stderr[-600:]}"
             )
+        recover_now(vault)
         problems, left = check_vault(vault, before, vault_digest(vault), expect)
         leftovers += left
         counts.failures.extend(f"op {n} {name} ({fault}): {p}" for p in problems)

@@ -28,6 +28,7 @@ the bench only writes files of its own). `--vault PATH` does the same with a rea
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -144,6 +145,10 @@ def file_to_base(rounds: int, work: Path, vault: Path | None = None) -> None:
     base_query until the view shows it; the debounce is included."""
     vault = vault or copy_vault(VAULT_EXAMPLE, work / "files")
     (vault / "Files.base").write_text(FILES_BASE, encoding="utf-8")
+    (vault / ".obsidian").mkdir(exist_ok=True)  # "Detect all file extensions": a .zip listed
+    app = vault / ".obsidian" / "app.json"
+    settings = json.loads(app.read_text(encoding="utf-8")) if app.exists() else {}
+    app.write_text(json.dumps({**settings, "showUnsupportedFiles": True}), encoding="utf-8")
     runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder())  # nothing to embed
     (vault / "attachments").mkdir(exist_ok=True)  # before: a new folder asks for a full pass
     runtime.start()

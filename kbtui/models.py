@@ -33,6 +33,8 @@ class Task:
     done: str = ""
     priority: str = ""  # highest, high, medium, low, lowest
     recurrence: str = ""
+    heading: str = ""  # the nearest heading above the task, as written
+    plugin: str = ""  # the Tasks plugin's reading (kbtui.vault.obsidian.task_line.pack)
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class ParsedNote:
     # markdown-it parse (kbtui.vault.meaning reads them); None: not parsed yet
     blocks: tuple[tuple[str, int, int], ...] | None = None
     tasks: tuple[Task, ...] = ()
+    # Bases' `file.tags`, as Obsidian's getAllTags gives them: `#` first and the case written,
+    # the frontmatter's then the body's, each written form once (`tags` is lower case, no `#`)
+    file_tags: tuple[str, ...] = ()
     dataview: DataviewPage | None = None  # markdown notes only
 
     @property

@@ -2,7 +2,8 @@
 
     .venv/bin/python screenshots/make_screenshots.py
 
-The SVGs are tests/__snapshots__/test_tui_snapshots/*.svg: the snapshot tests render them
+The SVGs are tests/__snapshots__/test_tui_snapshots/*.svg (and, for the editor, the conflict
+view and the Review screen, test_tui_edit_snapshots/*.svg): the snapshot tests render them
 from the current code on a copy of vault_example and fail when a fresh render differs, so
 there is no second rendering path to fall behind. Each PNG records the sha256 of the SVG it
 was made from; tests/test_docs.py fails when that SVG has changed since (then run this again,
@@ -43,13 +44,20 @@ SHOTS = {
     "map-small": "test_graph_map_80x24",
     "map-kepano": "test_graph_map_kepano",
     "overview": "test_graph_overview",
+    "new-note": "test_new_note_with_template_picker",
+    "history": "test_history_diff",
+    "changes": "test_changes_screen",
+    # the editor's and review's snapshots have a file of their own
+    "editor": "../test_tui_edit_snapshots/test_editor_with_link_completion",
+    "conflict": "../test_tui_edit_snapshots/test_conflict_view",
+    "review": "../test_tui_edit_snapshots/test_review_screen",
 }
 
 
 def source_of(svg: Path) -> str:
     """What a PNG made from `svg` records: its path and the sha256 of its bytes."""
     digest = hashlib.sha256(svg.read_bytes()).hexdigest()
-    return f"{svg.relative_to(REPO).as_posix()} {digest}"
+    return f"{svg.resolve().relative_to(REPO).as_posix()} {digest}"
 
 
 def to_png(svg: Path, png: Path) -> None:

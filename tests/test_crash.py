@@ -16,7 +16,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
-from kbtui.vault.edit.write import write_new_note
+from kbtui.vault.edit.swap import create_file
 from tests.conftest import REPO, copy_vault
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -107,7 +107,8 @@ def test_a_killed_writes_temp_file_is_swept_by_the_next_write_only_when_stale(
     live.write_text("being written")
     hour_ago = time.time() - 3600
     os.utime(stale, (hour_ago, hour_ago))
-    written = write_new_note(tmp_path / "vault", "imports", "Note", "# Note\n")
+    written = folder / "Note.md"
+    create_file(written, b"# Note\n")  # the new-note primitive of the write path
     assert written.read_text() == "# Note\n"
     assert not stale.exists() and live.exists()
 

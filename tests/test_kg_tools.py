@@ -324,8 +324,9 @@ def test_merge_keeps_everything_and_links_still_resolve(
     assert result["relationshipsTransferred"] >= len(incoming_before)
     assert {a.lower() for a in result["aliasesMerged"]} >= {"reactjs"}
     assert not (vault / "tech/reactjs.md").exists()
-    archived = vault / result["archived"][0]
-    assert archived.read_text() == source_text  # nothing lost
+    trashed = vault / result["trashed"][0]  # the vault's trash (.obsidian/app.json: unset)
+    assert trashed.parent == vault / ".trash"
+    assert trashed.read_text() == source_text  # nothing lost
     target_text = (vault / "tech/react.md").read_text()
     assert "## Merged from" in target_text
     after = graph(kb)
@@ -385,12 +386,12 @@ def test_merge_dry_run_answers_what_would_happen_and_writes_nothing(
     incoming = {s for s, _, t, _ in relations if t == "technology:reactjs"} - {"technology:react"}
     assert incoming and len(preview["linkingNotes"]) >= len(incoming)
     assert "tech/react.md" in preview["linkingNotes"]  # its related_to: [[reactjs]]
-    assert files() == before and not (vault / ".archive").exists()
+    assert files() == before and not (vault / ".trash").exists()
     assert graph(kb) == relations
     assert kb.call("kg_get_entity", {"entityId": "technology:reactjs"})["success"]
 
     merged = kb.call("kg_merge_entities", args)["result"]
-    assert merged["dryRun"] is False and merged["archived"]
+    assert merged["dryRun"] is False and merged["trashed"] == [".trash/reactjs.md"]
     for key in ("filesChanged", "removed", "linksAdded", "aliasesMerged", "linkingNotes"):
         assert merged[key] == preview[key], key
     assert merged["relationshipsTransferred"] == preview["relationshipsTransferred"]

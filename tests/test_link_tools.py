@@ -107,15 +107,15 @@ def test_rename_failure_mid_way_leaves_every_file(
 ) -> None:
     vault = linked.settings.vault
     before = snapshot(vault)
-    real_replace, calls = os.replace, []
+    real_rename, calls = os.rename, []
 
-    def failing(src: Any, dst: Any) -> None:
+    def failing(src: Any, dst: Any) -> None:  # each note's swap renames it aside, then keeps it
         calls.append(dst)
         if len(calls) == 5:
             raise PermissionError(13, "Permission denied", str(dst))
-        real_replace(src, dst)
+        real_rename(src, dst)
 
-    monkeypatch.setattr(os, "replace", failing)
+    monkeypatch.setattr(os, "rename", failing)
     got = linked.call("kg_rename_entity", {"entityId": "concept:widget_theory", "newName": "X"})
     monkeypatch.undo()
     assert got["ok"] is False and got["error"]["type"] == "PERMANENT"

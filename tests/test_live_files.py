@@ -6,6 +6,7 @@ bench/watch_latency.py (save -> searchable), not here: a loaded CI machine has n
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,9 @@ WAIT = 60.0  # a deadline for a change that never shows, not a speed bound
 def live(tmp_path: Path, tui_template: Path) -> Iterator[VaultRuntime]:
     vault = copy_indexed(tui_template, tmp_path / "vault")
     (vault / "Files.base").write_text(EVERYTHING, encoding="utf-8")
+    # Obsidian's "Detect all file extensions": a base lists a .zip or a .psd only with it on
+    app = vault / ".obsidian" / "app.json"
+    app.write_text(json.dumps({**json.loads(app.read_text()), "showUnsupportedFiles": True}))
     runtime = live_runtime(vault)  # its first pass reads the new base and every file
     yield runtime
     runtime.close()

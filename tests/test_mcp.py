@@ -120,7 +120,7 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp]:
 # -- listing --------------------------------------------------------------------------------
 def test_the_18_tools_are_listed_with_our_schemas_and_descriptions(mcp: Mcp) -> None:
     tools = {t.name: t for t in mcp.portal.call(mcp.session.list_tools).tools}
-    assert set(tools) == set(PUBLISHED) and len(tools) == 26  # 21 + #29's 4 + #32's 1
+    assert set(tools) == set(PUBLISHED) and len(tools) == 31  # 21 + #29's 4 + #32's 1 + #39's 5
     for name, tool in tools.items():
         assert tool.input_schema == PUBLISHED[name].input_schema()
         assert tool.description == PUBLISHED[name].description

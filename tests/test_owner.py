@@ -382,7 +382,8 @@ def test_an_owner_dying_mid_call_repeats_a_read_but_never_a_write(settings: Sett
         assert client.role == "client" and client.owner_pid == 1
         args = {"title": "Maybe twice", "content": "Must not land twice."}
         answer = client.call("knowledge_import", args)
-        assert received[0]["params"] == {"name": "knowledge_import", "args": args}
+        origin = {"source": "cli", "read_only": False, "write_folders": []}
+        assert received[0]["params"] == {"name": "knowledge_import", "args": args, "origin": origin}
         assert answer["ok"] is False and answer["error_type"] == "UnavailableError"
         assert answer["error"]["retryable"] is False
         assert "may have been applied" in answer["message"]

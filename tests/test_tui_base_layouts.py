@@ -134,7 +134,7 @@ async def test_a_grouped_list_keeps_its_group_lines_out_of_the_cursor(
         listed = app.screen.query_one(BaseList)
         lines = prompts(listed)
         assert lines[0].startswith("▸ #ff8800 (1)") and "• glanceable_design" in lines
-        assert lines[-3:] == ["▸ (empty) (2)", "• Café des idées", "• on_device_inference"]
+        assert lines[-3:] == ["▸ None (2)", "• Café des idées", "• on_device_inference"]
         assert not listed.options[listed.highlighted or 0].disabled
         await pilot.press("down")  # over the next group's line, onto its note
         await settle(pilot)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from textual.command import CommandList
 from textual.widgets import DataTable, Markdown, Tabs
+from textual.widgets._markdown import MarkdownBlock
 
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
@@ -17,6 +18,7 @@ from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note import NoteScreen
 from kbtui.tui.screens.search import SearchScreen
+from kbtui.tui.widgets.base_embed import BaseEmbed
 from kbtui.tui.widgets.base_layouts import BaseList
 from tests.conftest import open_runtime
 from tests.tui_helpers import SIZE, make_app, settle, type_text
@@ -223,5 +225,39 @@ async def test_the_palette_names_the_view_a_base_opens_on(tui_vault: Path) -> No
             gallery = [line for line in shown if "Gallery.base" in line]
             assert len(gallery) == 1 and "Covers (cards)" in gallery[0], shown
             assert "table" not in gallery[0]
+    finally:
+        runtime.close()
+
+
+async def test_a_note_opened_after_one_with_embedded_bases_shows_none(tui_vault: Path) -> None:
+    """kepano's "Kevin Kelly" embeds three bases, each under its own heading; every note
+    opened after it showed those tables at the top of its body until a restart (the embeds
+    were mounted in the body and a new body's blocks went after them)."""
+    (tui_vault / "Concepts.base").write_text(CONCEPTS, encoding="utf-8")
+    (tui_vault / "Reading list.md").write_text(
+        "## Concepts\n\n![[Concepts.base#Sync]]\n\n# All\n\n![[Concepts.base]]\n",
+        encoding="utf-8",
+    )
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        app = make_app(runtime)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            found = app.tool("kg_find_entity", {"name": "Reading list", "exact": True})
+            app.post_message(OpenNote(found["entities"][0]["id"]))
+            await settle(pilot)
+            note = app.screen
+            assert isinstance(note, NoteScreen)
+            body = note.query_one("#note-body", Markdown)
+            assert len(body.query(BaseEmbed)) == 2
+            app.post_message(OpenNote("person:andrei_clodius"))
+            await settle(pilot)
+            assert note.entity_id == "person:andrei_clodius"
+            assert list(body.query(BaseEmbed)) == []
+            first = next(iter(body.children))
+            assert isinstance(first, MarkdownBlock) and "Andrei" in (first.source or "")
+            await pilot.press("escape")  # back to the note that embeds them: drawn again
+            await settle(pilot)
+            assert len(body.query(BaseEmbed)) == 2
     finally:
         runtime.close()

@@ -107,12 +107,20 @@ def test_cli_without_command_opens_the_tui(
     tui_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened: list[Any] = []
-    monkeypatch.setattr("kbtui.tui.run_app", opened.append)
+    monkeypatch.setattr(
+        "kbtui.tui.run_app", lambda settings, review=False: opened.append((settings, review))
+    )
     result = CliRunner().invoke(cli.main, ["--vault", str(tui_vault)])
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(cli.main, ["tui", "--vault", str(tui_vault)])
     assert result.exit_code == 0, result.output
-    assert [s.vault for s in opened] == [tui_vault.resolve()] * 2
+    result = CliRunner().invoke(cli.main, ["--review", "--vault", str(tui_vault)])
+    assert result.exit_code == 0, result.output
+    assert [(s.vault, review) for s, review in opened] == [
+        (tui_vault.resolve(), False),
+        (tui_vault.resolve(), False),
+        (tui_vault.resolve(), True),  # kbtui --review: the vault's review mode on
+    ]
     help_text = CliRunner().invoke(cli.main, ["--help"]).output
     assert "Without a command, opens the TUI" in help_text and "search" in help_text
 

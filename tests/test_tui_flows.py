@@ -204,7 +204,8 @@ async def test_status_bar_shows_counts(runtime: VaultRuntime) -> None:
 async def test_edit_reindexes_and_refreshes(
     runtime: VaultRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`e` runs $EDITOR on the note's file; the view shows the edit as soon as it returns."""
+    """`e` runs $EDITOR on the note's file; the view shows the edit as soon as it returns,
+    and the history has it as the TUI's."""
     editor = tmp_path / "editor.py"
     editor.write_text(
         textwrap.dedent("""
@@ -227,6 +228,9 @@ async def test_edit_reindexes_and_refreshes(
         assert "last change: changed concepts/crdt.md" in status
     found = runtime.call("kb_search", {"query": "quokkas", "mode": "keyword"})
     assert [r["id"] for r in found["results"]] == ["concept:crdt"]
+    edited, before = runtime.kb.history.versions("concepts/crdt.md")[:2]  # the write path's
+    assert (edited.source, edited.operation) == ("tui", "edited in $EDITOR")
+    assert edited.added == 3 and before.hash != edited.hash  # two blank lines and the text
 
 
 async def test_palette_opens_a_note(runtime: VaultRuntime) -> None:

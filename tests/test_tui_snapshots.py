@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from textual.message import Message
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.owner import OwnerUnavailable
 from kbtui.runtime.runtime import VaultRuntime
+from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote, ShowGraph
 from kbtui.tui.screens.base_view import BaseScreen
@@ -26,6 +27,7 @@ from tests.conftest import copy_vault, open_runtime
 from tests.test_tui_base_blocks import add_dashboard
 from tests.test_tui_base_layouts import EMBEDDER, TEAM, add_layouts
 from tests.test_tui_bases import CONCEPTS
+from tests.test_tui_writing import add_templates
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
 Snap = Callable[..., bool]
@@ -247,3 +249,52 @@ def test_base_list_indented(snap_compare: Snap, tui_vault: Path) -> None:
         assert shot(snap_compare, make_app(runtime), *steps, size=(80, 24))
     finally:
         runtime.close()
+
+
+# -- writing (issue 40) ----------------------------------------------------------------------
+def _write(runtime: VaultRuntime, source: str, path: str, text: str) -> None:
+    """A note appended to as `source` writes (an assistant through kbtui mcp, the CLI)."""
+    with acting_as(Origin(source)):
+        done = runtime.call("note_write", {"path": path, "mode": "append", "content": text})
+    assert done["ok"], done
+
+
+def _pick_template(name: str) -> Callable[[KbApp], object]:
+    def pick(app: KbApp) -> None:
+        templates = app.screen.query_one("#new-templates", OptionList)
+        templates.focus()
+        ids = [templates.get_option_at_index(i).id for i in range(templates.option_count)]
+        templates.highlighted = ids.index(f"t:{name}")
+
+    return pick
+
+
+def test_new_note_with_template_picker(snap_compare: Snap, tui_vault: Path) -> None:
+    """ctrl+n: a title, the folder Obsidian's settings give (its matches listed), the
+    Templates plugin's templates, one picked."""
+    add_templates(tui_vault)
+    runtime = open_runtime(tui_vault, HashEmbedder())
+    try:
+        steps = ("ctrl+n", "type:Weekly sync", _pick_template("Meeting"))
+        assert shot(snap_compare, make_app(runtime), *steps)
+    finally:
+        runtime.close()
+
+
+def test_history_diff(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """h in a note: its versions by who wrote (an assistant's marked), and the diff from the
+    first one kbtui saw to the note now."""
+    _write(runtime, "mcp:claude", "concepts/crdt.md", "Yjs and Automerge are two CRDT libraries.")
+    _write(runtime, "cli", "concepts/crdt.md", "- [ ] compare their sync protocols")
+    steps = (OpenNote("concept:crdt"), "h", "down", "down", "enter")
+    assert shot(snap_compare, make_app(runtime), *steps)
+
+
+def test_changes_screen(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """f2: the latest writes grouped by who wrote, the assistant's first (its write is the
+    newest) in magenta, and the diff of the one highlighted."""
+    _write(runtime, "tui", "Home.md", "- [[crdt]] reading list")
+    _write(runtime, "cli", "projects/atlas_sync.md", "Next: a relay in Rust.")
+    _write(runtime, "mcp:claude", "concepts/crdt.md", "Yjs and Automerge are two CRDT libraries.")
+    _write(runtime, "mcp:claude", "people/daniel_cho.md", "Maintains the CRDT notes.")
+    assert shot(snap_compare, make_app(runtime), "f2", "enter")

@@ -46,3 +46,34 @@ async def test_tasks_screen_toggles_and_opens(runtime: VaultRuntime) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteScreen) and app.screen.entity_id == "note:aaa_todo"
+
+
+async def test_space_on_a_recurring_task_writes_its_next_occurrence(
+    runtime: VaultRuntime,
+) -> None:
+    """Issue 41: the TUI's space went through the same write as the CLI and dropped the chore
+    off the list; with the Tasks plugin in the vault (its defaults), the next occurrence is
+    written above the done one, which gets today's ✅ date."""
+    import datetime as dt
+
+    vault = runtime.settings.vault
+    (vault / ".obsidian/plugins/obsidian-tasks-plugin").mkdir(parents=True)
+    chore = "- [ ] aaa chore 🔁 every week on Monday 📅 2024-03-04"
+    (vault / "aaa chores.md").write_text(f"# Chores\n\n{chore}\n")
+    runtime.reindex()
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert str(app.screen.query_one("#tasks-table", DataTable).get_row_at(0)[1]) == (
+            "aaa chores.md"
+        )
+        await pilot.press("down", "space")
+        await settle(pilot)
+    today = dt.date.today().isoformat()
+    assert (vault / "aaa chores.md").read_text() == (
+        "# Chores\n\n"
+        "- [ ] aaa chore 🔁 every week on Monday 📅 2024-03-11\n"
+        f"- [x] aaa chore 🔁 every week on Monday 📅 2024-03-04 ✅ {today}\n"
+    )

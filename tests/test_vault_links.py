@@ -123,7 +123,7 @@ def test_markdown_vault_answers(tmp_path: Path) -> None:
     ]
     assert (
         kbtui("backlinks", "Reference", "--counts")
-        == "docs/Getting started.md\t1\nindex.md\t1\nnotes/Mixed.md\t1\n"
+        == "file\tcount\ndocs/Getting started.md\t1\nindex.md\t1\nnotes/Mixed.md\t1\n"
     )
     assert json.loads(kbtui("unresolved", "--format", "json")) == [
         {"link": "Ghost"},

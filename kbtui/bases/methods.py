@@ -18,6 +18,7 @@ from kbtui.bases.values import (
     Duration,
     Link,
     Regex,
+    TagList,
     equal,
     format_number,
     is_empty,
@@ -136,6 +137,8 @@ NUMBER: dict[str, Method] = {
 
 
 def _contains(items: list[Any], value: Any) -> bool:
+    if isinstance(items, TagList):
+        return items.has_tag(value)
     return any(equal(x, value) for x in items)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kbtui.bases.rows import FileRow, Rows, date_of_ms
-from kbtui.bases.values import Link, file_path, to_text
+from kbtui.bases.values import Link, TagList, file_path, to_text
 
 if TYPE_CHECKING:
     from kbtui.bases.context import Context
@@ -18,7 +18,7 @@ def file_member(row: FileRow, name: str, rows: Rows) -> Any:
         "path": lambda: row.file_path, "folder": lambda: row.folder, "ext": lambda: row.ext,
         "size": lambda: row.size, "ctime": lambda: date_of_ms(row.ctime_ms),
         "mtime": lambda: date_of_ms(row.mtime_ms), "properties": lambda: rows.properties(row),
-        "tags": lambda: list(row.tags), "links": lambda: rows.row_links(row, False),
+        "tags": lambda: TagList(row.tags), "links": lambda: rows.row_links(row, False),
         "embeds": lambda: rows.row_links(row, True), "backlinks": lambda: rows.backlinks(row),
         "file": lambda: row,
     }  # fmt: skip
@@ -42,8 +42,10 @@ def _has_link(row: FileRow, args: list[Any], ctx: Context) -> bool:
 
 
 def _has_tag(row: FileRow, args: list[Any], ctx: Context) -> bool:
+    """Without case and `#`, nested tags included (row.tags are as written: `#Area/Sub`)."""
     wanted = [to_text(a).lstrip("#").lower() for a in args if a is not None]
-    return any(t == w or t.startswith(w + "/") for t in row.tags for w in wanted)
+    tags = [t.lstrip("#").lower() for t in row.tags]
+    return any(t == w or t.startswith(w + "/") for t in tags for w in wanted)
 
 
 def _in_folder(row: FileRow, args: list[Any], ctx: Context) -> bool:

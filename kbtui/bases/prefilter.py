@@ -207,10 +207,15 @@ class Compiler:
         name = _prop_name(target)
         if name is not None and method == "contains" and len(args) == 1:
             keys = self._contains_keys(args[0], lits[0])
+            if keys is not None and self._tag_list(name):  # `#` optional (TagList)
+                keys = {k.lstrip("#") for k in keys}
             if keys is not None:
                 self.may_raise = True  # on a number or an object
                 return ("prop", name, ("contains_text", tuple(sorted(keys))), True), FALSE
         return self.loose()
+
+    def _tag_list(self, name: str) -> bool:
+        return name.lower() == "tags" or self.types.get(name.lower()) == "tags"
 
     def _contains_keys(self, arg: Node, lit: Any) -> set[str] | None:
         """Lower-case texts one of which a list element (or the text) holds when it equals the

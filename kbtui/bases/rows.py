@@ -18,9 +18,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from kbtui.bases.values import Date, Link, parse_date
+from kbtui.bases.values import Date, Link, TagList, parse_date
 from kbtui.store.graph.links import link_key
 from kbtui.vault.linked_files import folder_steps
+from kbtui.vault.obsidian.file_types import obsidian_lists
 
 WIKILINK = re.compile(r"^!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]$")
 DATE_TYPES = {"date", "datetime"}
@@ -36,7 +37,7 @@ class FileRow:
     mtime_ms: int
     ctime_ms: int
     fm: str | None = None  # the frontmatter as JSON text, parsed on first use
-    tags: Sequence[str] = ()
+    tags: Sequence[str] = ()  # as written, `#` first (file.tags); file.hasTag folds them
     link_rows: Sequence[tuple[str, str, str]] = ()  # (target, rel, heading)
     is_note: bool = False
     entity_id: str | None = None  # a note's id in the index, for kb_get
@@ -108,6 +109,9 @@ class Rows:
         self.cross = 0
         self.unbound = 0
         self._backlinks: dict[str, list[str]] | None = None
+        # Obsidian's "Detect all file extensions" (the service sets it per query): off, a
+        # view lists only the file types Obsidian accepts (kbtui.vault.obsidian.file_types)
+        self.all_file_types = False
         ctimes: dict[str, int] = {}
         titles: dict[str, list[str]] = {}
         for path, size, mtime_ns, ctime_ns in files:
@@ -211,6 +215,10 @@ class Rows:
                 if row is not None:
                     self.rows[bisect_left(self.paths, path)] = row
         return len(touched)
+
+    def listed(self, row: FileRow) -> bool:
+        """Whether Obsidian lists the row's file (its extension, the vault's setting)."""
+        return obsidian_lists(row.ext, self.all_file_types)
 
     def other(self, path: str | None) -> FileRow | None:
         """Another row, read by an expression (its result then lasts one `epoch`)."""
@@ -323,6 +331,8 @@ class Rows:
             raw = row.raw.get(lowered.get(name.lower(), name))
         kind = self.types.get(name.lower())
         value = self.convert(raw, kind, row.file_path)
+        if isinstance(value, list) and (kind == "tags" or name.lower() == "tags"):
+            value = TagList(value)  # contains() matches tags as Obsidian does
         cache[name] = value
         return value
 

@@ -22,9 +22,10 @@ from kbtui.bases.prefilter import (
 )
 from kbtui.bases.rows import FileRow, Rows, read_types
 from kbtui.bases.syntax import Base, View, base_blocks, read_base
-from kbtui.bases.views import Result, layout, run_view
+from kbtui.bases.views import Result, column_name, layout, run_view
 from kbtui.store.graph.links import link_key
 from kbtui.vault.names import slug
+from kbtui.vault.obsidian.file_types import shows_all_file_types
 
 if TYPE_CHECKING:
     from kbtui.store import Store
@@ -236,6 +237,7 @@ class BaseService:
             rows = self.partial_rows(found.base, chosen)
         else:
             rows = self.rows()  # kept in memory and brought up to date change by change
+        rows.all_file_types = shows_all_file_types(self.vault)
         return found, run_view(found.base, rows, chosen, self.this_row(this, found, rows), limit)
 
 
@@ -276,4 +278,14 @@ def result_json(found: Found, result: Result) -> dict[str, Any]:
         "summaries": result.summaries,
         "total": result.matched,
         "layout": layout(result.view),
+        **_group_by(found, result.view),
     }
+
+
+def _group_by(found: Found, view: View) -> dict[str, Any]:
+    """The property a grouped view groups by, named as its column would be."""
+    if view.group_by is None:
+        return {}
+    pid, desc = view.group_by
+    name = column_name(found.base, pid)
+    return {"groupBy": {"id": pid, "name": name, "direction": "DESC" if desc else "ASC"}}

@@ -32,6 +32,21 @@ _ISO = re.compile(
 )
 
 
+class TagList(list[Any]):
+    """A list of tags: `file.tags` (`#Area`, as written) or the `tags` property (`Area`). Its
+    `contains()` matches a tag as Obsidian's Bases do (release notes 1.9.11, 1.9.14): with or
+    without `#`, in any case (help: Tags), a nested tag under its parent (`#a/b` for "a")."""
+
+    def has_tag(self, value: Any) -> bool:
+        if not isinstance(value, str):
+            return any(equal(x, value) for x in self)
+        wanted = value.strip().lstrip("#").lower()
+        if not wanted:
+            return False
+        tags = (to_text(x).lstrip("#").lower() for x in self)
+        return any(t == wanted or t.startswith(wanted + "/") for t in tags)
+
+
 @dataclass(frozen=True)
 class Date:
     at: datetime

@@ -80,6 +80,8 @@ def run_view(
     found: list[tuple[FileRow, Context]] = []
     probe = root.at(rows.rows[0]) if rows.rows else root  # one context moved along the rows
     for row in rows.rows:
+        if not rows.listed(row):  # a file Obsidian does not show (LICENSE, a .zip)
+            continue
         probe.row = row
         if passes(base.filters, probe) and passes(view.filters, probe):
             found.append((row, root.at(row)))

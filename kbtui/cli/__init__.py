@@ -16,13 +16,14 @@ from kbtui import __version__
 from kbtui.cli.bases import BASE_COMMANDS
 from kbtui.cli.common import err, escape, opened_vault, settings_for, vault_option
 from kbtui.cli.common import out as _out
-from kbtui.cli.dataview import DATAVIEW_COMMANDS
+from kbtui.cli.dashboards import DATAVIEW_COMMANDS
 from kbtui.cli.graph import GRAPH_COMMANDS
 from kbtui.cli.graph_map import GRAPH_MAP_COMMANDS
 from kbtui.cli.kb import KB_COMMANDS
 from kbtui.cli.mcp import MCP_COMMANDS
 from kbtui.cli.sql import SQL_COMMANDS
 from kbtui.cli.vault_cmds import VAULT_COMMANDS
+from kbtui.cli.writes import WRITE_COMMANDS
 from kbtui.config import Settings
 
 if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none of this
@@ -31,25 +32,36 @@ if TYPE_CHECKING:  # imported when a command runs: `kbtui --version` loads none 
     from kbtui.models import IndexReport
 
 
+_REVIEW_HELP = (
+    "Turn the vault's review mode on: assistants' note writes wait as proposals until you "
+    "accept them (f3); ctrl+p turns it off."
+)
+
+
 @click.group(invoke_without_command=True)
 @click.version_option(version=__version__, package_name="kbtui")
 @vault_option
+@click.option("--review", is_flag=True, help=_REVIEW_HELP)
 @click.pass_context
-def main(ctx: click.Context, vault: str | None) -> None:
+def main(ctx: click.Context, vault: str | None, review: bool) -> None:
     """kbtui: search and walk a markdown vault from the terminal.
 
     Without a command, opens the TUI on the vault (same as `kbtui tui`)."""
+    from kbtui.tools.write.origin import Origin, acting_as
+
+    ctx.with_resource(acting_as(Origin("cli")))  # the writer history names (TUI, MCP: theirs)
     if ctx.invoked_subcommand is None:
-        ctx.invoke(tui, vault=vault)
+        ctx.invoke(tui, vault=vault, review=review)
 
 
 @main.command()
 @vault_option
-def tui(vault: str | None) -> None:
+@click.option("--review", is_flag=True, help=_REVIEW_HELP)
+def tui(vault: str | None, review: bool) -> None:
     """Open the terminal app: search as you type, read notes, walk the graph."""
     from kbtui.tui import run_app  # Textual is loaded only for the TUI
 
-    run_app(settings_for(vault))
+    run_app(settings_for(vault), review=review)
 
 
 @main.command()
@@ -230,5 +242,5 @@ for _command in KB_COMMANDS:
     main.add_command(_command)
 for _command in (*MCP_COMMANDS, *SQL_COMMANDS, *BASE_COMMANDS, *DATAVIEW_COMMANDS):
     main.add_command(_command)
-for _command in (*GRAPH_COMMANDS, *GRAPH_MAP_COMMANDS, *VAULT_COMMANDS):
+for _command in (*GRAPH_COMMANDS, *GRAPH_MAP_COMMANDS, *VAULT_COMMANDS, *WRITE_COMMANDS):
     main.add_command(_command)

@@ -3,8 +3,6 @@ thin wrappers over the base_query tool."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -12,6 +10,7 @@ import click
 
 from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
+from kbtui.cli.vault_out import table_text
 
 FORMATS = ("table", "json", "csv", "tsv", "md", "paths")
 
@@ -120,17 +119,47 @@ def render(response: dict[str, Any], fmt: str) -> str:
         [_cell(r["values"].get(c["id"])) for c in columns] + [_cell(r.get(k)) for k in extras]
         for r in rows
     ]
+    sections = _sections(response)
     if fmt in ("csv", "tsv"):
-        buf = io.StringIO()
-        writer = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(cells)
-        return buf.getvalue()
+        grouped = response.get("groupBy")
+        if not grouped:
+            return table_text([header, *cells], fmt)
+        name = grouped["name"]  # a grouped view: the group's value first, group by group
+        first = [f"{name} (group)" if name in header else name, *header]
+        return table_text([first, *([g["label"], *cells[i]] for g, idx in sections if g
+                                    for i in idx)], fmt)  # fmt: skip
     if fmt == "md":
-        lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+        lines: list[str] = []
+        for group, idx in sections:
+            if group is not None:  # a heading per group, as Obsidian draws one above its rows
+                lines += [*([""] if lines else []), f"### {_md(group['label'] or NO_VALUE)}", ""]
+            lines += [
+                "| " + " | ".join(_md(h) for h in header) + " |",
+                "|" + " --- |" * len(header),
+            ]
+            lines += ["| " + " | ".join(_md(c) for c in cells[i]) + " |" for i in idx]
         return "\n".join(lines) + "\n"
-    return _table(response, header, cells)
+    return _table(response, header, cells, sections)
+
+
+# Obsidian's name for the group of rows without a value (release notes 1.10.1: "None").
+NO_VALUE = "None"
+
+
+def group_label(group: dict[str, Any]) -> str:
+    return f"{group['label'] or NO_VALUE} ({len(group['rows'])})"
+
+
+def _sections(response: dict[str, Any]) -> list[tuple[dict[str, Any] | None, list[int]]]:
+    """(group or None, row indices): a grouped view's groups in order, else all rows."""
+    groups = response.get("groups") or []
+    if not groups:
+        return [(None, list(range(len(response["rows"]))))]
+    return [(g, list(g["rows"])) for g in groups]
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 # A map view's rows carry where each note sits (Obsidian's Maps plugin: the view's
@@ -159,15 +188,34 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _table(response: dict[str, Any], header: list[str], cells: list[list[str]]) -> str:
+def _table(
+    response: dict[str, Any],
+    header: list[str],
+    cells: list[list[str]],
+    sections: list[tuple[dict[str, Any] | None, list[int]]],
+) -> str:
+    """A Rich table. A grouped view's groups as Obsidian draws them: a line with the group's
+    value and rows count, its rows, its summaries under their columns; then the view's."""
     from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=f"{response['base']} · {response['view']} ({response['type']})")
     for name in header:
         table.add_column(name, overflow="fold")
-    for row in cells:
-        table.add_row(*row)
+    at = {c["id"]: i for i, c in enumerate(response["columns"])}
+    for group, idx in sections:
+        if group is not None:
+            table.add_row(Text(f"▸ {group_label(group)}", style="bold"), *[""] * (len(header) - 1))
+        for n, i in enumerate(idx):
+            table.add_row(*cells[i], end_section=group is not None and n == len(idx) - 1)
+        found = (group or {}).get("summaries") or {}
+        if found:
+            under = [""] * len(header)
+            for pid, summary in found.items():
+                if pid in at:
+                    under[at[pid]] = f"{summary['summary']}: {_cell(summary['value'])}"
+            table.add_row(*under, style="dim", end_section=True)
     with out().capture() as captured:
         out().print(table)
         shown = len(cells)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import functools
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
 from kbtui.cli.common import make_embedder, settings_for, vault_option
 from kbtui.config import Settings
 from kbtui.store import StoreError
+
+if TYPE_CHECKING:
+    from kbtui.mcp.scope import McpScope
 
 LEVELS = ("debug", "info", "warning", "error")
 
@@ -40,7 +45,36 @@ LEVELS = ("debug", "info", "warning", "error")
     metavar="NAME",
     help="Another Host name clients use to reach --http (repeatable).",
 )
-@click.option("--show-token", is_flag=True, help="Print the HTTP bearer token (made if needed).")
+@click.option(
+    "--show-token",
+    is_flag=True,
+    help="Print the HTTP bearer token (made if needed); with --read-only, the read-only one.",
+)
+@click.option(
+    "--tools",
+    "tools",
+    default="all",
+    show_default=True,
+    metavar="SET",
+    help="Offer only these tools: groups (read, write, kb, graph, vault, all) and tool "
+    "names, comma-separated.",
+)
+@click.option(
+    "--read-only",
+    is_flag=True,
+    help="Offer only the tools that read; every write is refused (forbidden).",
+)
+@click.option(
+    "--write-folders",
+    metavar="FOLDERS",
+    help="Writes may land only in these vault folders (comma-separated, e.g. Inbox,Daily).",
+)
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Hold the assistants' note writes as proposals until you accept them in the TUI "
+    "(f3); other writing tools are refused.",
+)
 def mcp(
     vault: str | None,
     log_file: str | None,
@@ -50,15 +84,21 @@ def mcp(
     allow_remote: bool,
     allow_host: tuple[str, ...],
     show_token: bool,
+    tools: str,
+    read_only: bool,
+    write_folders: str | None,
+    review: bool,
 ) -> None:
     """Serve the vault over MCP, indexing and watching it in the background: on
     stdin/stdout, or with --http over Streamable HTTP to any number of clients.
 
     When another kbtui process has the vault open, its index is used and this server takes
-    it over when that process exits."""
+    it over when that process exits. Over HTTP, requests with the read-only token
+    (--show-token --read-only) may only read."""
     settings = settings_for(vault)
+    choice = Choice(_tool_names(tools), read_only, _folders(write_folders), tools, review)
     if bind is None and not show_token:
-        _serve_stdio(settings, log_level, log_file, no_watch)
+        _serve_stdio(settings, log_level, log_file, no_watch, choice)
         return
     from kbtui.mcp.app import run_http
     from kbtui.mcp.http import HttpConfigError, HttpServer, TokenError, load_token, parse_bind
@@ -67,7 +107,7 @@ def mcp(
 
     if show_token:
         try:
-            click.echo(load_token(settings.index_dir))
+            click.echo(load_token(settings.index_dir, read_only=read_only))
         except TokenError as exc:
             raise click.ClickException(str(exc)) from exc
         return
@@ -77,6 +117,7 @@ def mcp(
     try:
         host, port = parse_bind(bind)
         token = load_token(settings.index_dir)
+        read_token = load_token(settings.index_dir, read_only=True)
         handle = open_vault(settings, lambda: make_embedder(settings), watch=not no_watch)
     except (HttpConfigError, TokenError, StoreError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -89,6 +130,8 @@ def mcp(
             allow_remote=allow_remote,
             extra_hosts=allow_host,
             index_dir=settings.index_dir,
+            read_token=read_token,
+            scope=choice.scope(),
         )
     except HttpConfigError as exc:
         handle.close()
@@ -100,7 +143,49 @@ def mcp(
     run_http(handle, server)
 
 
-def _serve_stdio(settings: Settings, log_level: str, log_file: str | None, no_watch: bool) -> None:
+class Choice(NamedTuple):
+    """What the server offers and allows, checked before anything opens."""
+
+    tools: tuple[str, ...]
+    read_only: bool
+    write_folders: tuple[str, ...]
+    label: str
+    review: bool = False
+
+    def scope(self) -> McpScope:
+        from kbtui.mcp.scope import McpScope  # the SDK's types
+
+        return McpScope(
+            self.tools, self.read_only, self.write_folders, self.label, review=self.review
+        )
+
+
+def _tool_names(text: str) -> tuple[str, ...]:
+    from kbtui.tools.catalog import UnknownTools, tool_set
+
+    try:
+        return tool_set(text)
+    except UnknownTools as exc:
+        raise click.BadParameter(str(exc), param_hint="--tools") from None
+
+
+def _folders(text: str | None) -> tuple[str, ...]:
+    """Vault folders as given to --write-folders, each a plain path inside the vault."""
+    if text is None:
+        return ()
+    folders: list[str] = []
+    for raw in text.split(","):
+        folder = PurePosixPath(raw.strip().replace("\\", "/"))
+        if folder.is_absolute() or ".." in folder.parts or not folder.parts:
+            why = f"{raw.strip()!r} is not a folder inside the vault"
+            raise click.BadParameter(why, param_hint="--write-folders")
+        folders.append(folder.as_posix())
+    return tuple(folders)
+
+
+def _serve_stdio(
+    settings: Settings, log_level: str, log_file: str | None, no_watch: bool, choice: Choice
+) -> None:
     """The vault opens on a thread (DuckDB, side files, the model; or the owner's socket)
     while the MCP SDK is imported here, so `initialize` is answered without waiting for the
     index and the first tool call waits only for what is left of the open. An index that
@@ -114,7 +199,7 @@ def _serve_stdio(settings: Settings, log_level: str, log_file: str | None, no_wa
     handle = open_vault(settings, factory, watch=not no_watch, background=True)
     from kbtui.mcp.app import run_stdio  # the SDK: ~0.5 s, overlapping the open
 
-    run_stdio(handle, protocol_out)
+    run_stdio(handle, protocol_out, choice.scope())
 
 
 MCP_COMMANDS = [mcp]

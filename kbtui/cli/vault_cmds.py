@@ -4,12 +4,14 @@ shapes follow the official Obsidian CLI."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
 import click
 
 from kbtui.cli.common import vault_option
+from kbtui.cli.dashboards import tasks_query
 from kbtui.cli.vault_links import LINK_COMMANDS
 from kbtui.cli.vault_out import call_tool, format_option, print_rows, total_option
 
@@ -20,11 +22,29 @@ _TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
 
 @click.command()
 @vault_option
-@click.option("--todo", "which", flag_value="todo", help="Only tasks to do ([ ]).")
-@click.option("--done", "which", flag_value="done", help="Only checked tasks.")
+@click.option(
+    "--todo",
+    "which",
+    flag_value="todo",
+    help="Only tasks not done: status type TODO, IN_PROGRESS or ON_HOLD ([ ], [/], unknown).",
+)
+@click.option(
+    "--done",
+    "which",
+    flag_value="done",
+    help="Only tasks done: status type DONE, CANCELLED or NON_TASK ([x], [-]).",
+)
 @click.option("--status", "status", help="Only tasks with this status character.")
+@click.option(
+    "--status-type",
+    help="Only these Tasks plugin status types (comma-separated, e.g. IN_PROGRESS).",
+)
 @click.option("--file", "note", help="Only the tasks of this note (path or name).")
-@click.option("--due-before", help="Only tasks due before this date (YYYY-MM-DD).")
+@click.option(
+    "--due-before",
+    callback=lambda _c, _p, v: _date_option(v, "--due-before"),
+    help="Only tasks due before this date (YYYY-MM-DD).",
+)
 @click.option("--daily", is_flag=True, help="Only the tasks of today's daily note.")
 @click.option("--verbose", is_flag=True, help="Group by file, with line numbers and fields.")
 @total_option
@@ -33,6 +53,7 @@ def tasks(
     vault: str | None,
     which: str | None,
     status: str | None,
+    status_type: str | None,
     note: str | None,
     due_before: str | None,
     daily: bool,
@@ -40,14 +61,29 @@ def tasks(
     total: bool,
     fmt: str,
 ) -> None:
-    """Tasks in the vault (`- [ ] ...`), by file and line."""
+    """Tasks in the vault (`- [ ] ...`), by file and line. Statuses are the Tasks plugin's
+    (its settings, else its defaults: [ ] TODO, [/] IN_PROGRESS, [x] DONE, [-] CANCELLED; any
+    other character TODO)."""
     rows: list[dict[str, Any]] = []
     if daily:  # Obsidian's `tasks daily`: no daily note yet, no tasks
         today = call_tool(vault, "app_daily", {"action": "path", "date": None})
         note = today["path"] if today["exists"] else None
     if note or not daily:
-        args = {"status": status or which or "all", "note": note, "dueBefore": due_before}
-        rows = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})["results"]
+        args = {
+            "status": status or which or "all",
+            "statusType": status_type,
+            "note": note,
+            "dueBefore": due_before,
+        }
+        answer = call_tool(vault, "tasks_list", {**args, "limit": MAX_TASKS})
+        rows = answer["results"]
+        for t in answer.get("notDue", ()):
+            click.echo(
+                f"{t['file']}:{t['line']}: due {t['due']} is not a date: not counted", err=True
+            )
+        for r in rows:  # the plugin reads such a date as invalid: never due, never in a range
+            for key in r.get("invalidDates", ()):
+                click.echo(f"{r['file']}:{r['line']}: {key} {r[key]} is not a date", err=True)
     if total:
         click.echo(len(rows))
     elif fmt != "text":
@@ -62,6 +98,19 @@ def tasks(
     else:
         for r in rows:
             click.echo(r["text"].strip())
+
+
+def _date_option(value: str | None, name: str) -> str | None:
+    """A YYYY-MM-DD that is a real day (2021-13-45 is refused, not compared as text)."""
+    if value is None:
+        return None
+    try:
+        if len(value) == 10:
+            dt.date.fromisoformat(value)
+            return value
+    except ValueError:
+        pass
+    raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)", param_hint=name)
 
 
 @click.command()
@@ -87,7 +136,8 @@ def task(vault: str | None, ref: str, action: str | None, status: str | None) ->
         return
     args = {"file": path, "line": int(line), "status": status or action}
     answer = call_tool(vault, "task_update", args)
-    click.echo(answer["task"]["text"])
+    for written in answer.get("lines") or [answer["task"]["text"]]:
+        click.echo(written)
 
 
 def _daily(action: str) -> click.Command:
@@ -96,7 +146,8 @@ def _daily(action: str) -> click.Command:
     @click.option("--date", help="Another day (YYYY-MM-DD).")
     def command(vault: str | None, date: str | None) -> None:
         answer = call_tool(vault, "app_daily", {"action": action, "date": date})
-        click.echo(answer["path"] if action == "path" else answer["content"], nl=action == "path")
+        text = answer["path"] if action == "path" else answer["content"]
+        click.echo(text, nl=bool(text) and not text.endswith("\n"))  # the prompt on its own line
 
     command.help = (
         "The daily note's path (whether or not it exists)."
@@ -116,7 +167,10 @@ def _daily_write(action: str) -> click.Command:
     def command(vault: str | None, text: tuple[str, ...], inline: bool, date: str | None) -> None:
         content = " ".join(text).replace("\\n", "\n").replace("\\t", "\t")  # as Obsidian's
         args = {"action": action, "content": content, "inline": inline, "date": date}
-        click.echo(call_tool(vault, "app_daily", args)["message"])
+        answer = call_tool(vault, "app_daily", args)
+        click.echo(answer["message"])
+        for warning in answer.get("warnings", []):
+            click.echo(f"warning: {warning}", err=True)
 
     command.help = f"{action.capitalize()} TEXT to the daily note (made from its template if new)."
     return command
@@ -215,7 +269,13 @@ def property_read(vault: str | None, name: str, note: str) -> None:
         "value"
     ]
     for item in value if isinstance(value, list) else [value]:
-        click.echo("" if item is None else json.dumps(item) if isinstance(item, bool) else item)
+        if item is None:
+            click.echo("")
+        elif isinstance(item, bool | dict | list):  # true/false and objects as JSON
+            click.echo(json.dumps(item, ensure_ascii=False))
+        else:  # each item ends its line, a text with line breaks included
+            text = str(item)
+            click.echo(text, nl=not text.endswith("\n"))
 
 
 @click.command("property:set")
@@ -269,6 +329,7 @@ VAULT_COMMANDS = (
     *LINK_COMMANDS,
     tasks,
     task,
+    tasks_query,
     _daily("path"),
     _daily("read"),
     _daily_write("append"),

@@ -41,19 +41,26 @@ total_option = click.option("--total", is_flag=True, help="Print only how many t
 
 
 def print_rows(rows: list[dict[str, Any]], fields: Sequence[str], fmt: str) -> None:
-    """Records as json (string values), tsv (no header) or csv (with a header)."""
+    """Records as json (string values), or csv or tsv, each with a header line of the field
+    names (as `kbtui base:query` prints them)."""
     records = [{f: _text(r.get(f)) for f in fields} for r in rows]
     if fmt == "json":
         click.echo(json.dumps(records, indent=2, ensure_ascii=False))
-    elif fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
-        click.echo(buf.getvalue(), nl=False)
-    else:
-        for r in records:
-            click.echo("\t".join(r[f] for f in fields))
+        return
+    lines = [list(fields), *([r[f] for f in fields] for r in records)]
+    click.echo(table_text(lines, fmt), nl=False)
+
+
+def table_text(lines: Sequence[Sequence[str]], fmt: str) -> str:
+    """Lines of cells (the header first) as csv (quoted where needed) or tsv: cells joined by
+    tabs, a tab or line break inside a cell written as a space (no quoting: `cut -f` and
+    `awk -F'\t'` read it)."""
+    if fmt == "tsv":
+        clean = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+        return "".join("\t".join(c.translate(clean) for c in line) + "\n" for line in lines)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(lines)
+    return buf.getvalue()
 
 
 def _text(value: Any) -> str:
@@ -74,3 +81,18 @@ class NoteOrCommand(click.Group):
         if args and not any(a in self.commands or a in ("--help", "-h") for a in args):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Both forms: `links [OPTIONS] NOTE`, then `links COMMAND [ARGS]...`."""
+        default = self.commands[self.default_command]
+        formatter.write_usage(ctx.command_path, " ".join(default.collect_usage_pieces(ctx)))
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="   or: ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The options of the NOTE form (its command is hidden), then the commands."""
+        default = self.commands[self.default_command]
+        options = [p for p in default.get_params(ctx) if isinstance(p, click.Option)]
+        rows = [r for p in options if (r := p.get_help_record(ctx))]
+        with formatter.section("Options"):
+            formatter.write_dl(rows)
+        self.format_commands(ctx, formatter)

@@ -1,9 +1,11 @@
-"""Index warnings, summarised: one line per kind past a few, with examples.
+"""Index warnings, summarised: each note named, and one kind past a few kept short.
 
 redis's docs printed 3,578 warnings of one kind ("id ... is already used by ...; indexed as
 ..."), one per versioned page. A kind is the reason with its names taken out (any word
-holding `:`, `/`, `.`, `_` or a digit); a kind seen more than EXAMPLES times prints its count
-and EXAMPLES of them, and `--verbose` prints every one.
+holding `:`, `/`, `.`, `_` or a digit). Up to LIST_ALL warnings of a kind print in full; past
+that, EXAMPLES of them in full, then the other notes by path (up to NAMES of them) and how
+many more there are; `--verbose` prints every one. No line shows the kind itself: a reason
+with its names taken out ("id … is already used by … - Community …") names no note.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from rich.text import Text
 
 from kbtui.models import Skipped
 
+LIST_ALL = 10
 EXAMPLES = 3
+NAMES = 10
 _NAME = re.compile(r"\S*[:/._\d]\S*")
 
 
@@ -31,12 +35,18 @@ def print_warnings(
     kinds: dict[str, list[Skipped]] = {}
     for w in warnings:
         kinds.setdefault(kind(w.reason), []).append(w)
-    for key, items in kinds.items():
-        shown = items if verbose or len(items) <= EXAMPLES else items[:EXAMPLES]
-        if len(shown) < len(items):
-            console.print(f"  [dim]{label}[/]", Text(f"{len(items)} notes: {key}"), soft_wrap=True)
+    for items in kinds.values():
+        shown = items if verbose or len(items) <= LIST_ALL else items[:EXAMPLES]
         for w in shown:
             console.print(f"  [dim]{label}[/]", Text(f"{w.path}: {w.reason}"), soft_wrap=True)
-        if len(shown) < len(items):
-            more = len(items) - len(shown)
-            console.print(f"  [dim]… {more} more; `kbtui index --verbose` lists them all[/]")
+        rest = items[len(shown) :]
+        if rest:
+            named = ", ".join(w.path for w in rest[:NAMES])
+            more = len(rest) - NAMES
+            tail = f", and {more} more" if more > 0 else ""
+            console.print(
+                f"  [dim]{label}[/]",
+                Text(f"the same for {len(rest)} other notes: {named}{tail}"),
+                soft_wrap=True,
+            )
+            console.print("  [dim]`kbtui index --verbose` prints each warning in full[/]")

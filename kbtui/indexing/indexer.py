@@ -38,6 +38,7 @@ from kbtui.vault.decode import DecodeError, decode_note
 from kbtui.vault.hidden import MARKUP, HiddenText
 from kbtui.vault.meaning import Meaning
 from kbtui.vault.names import ID_RULE_VERSION
+from kbtui.vault.obsidian.tasks import VERSION as TASKS_VERSION
 from kbtui.vault.parse import NoteError, parse_note
 from kbtui.vault.scan import NotAFileError, is_note, read_note_bytes
 
@@ -65,6 +66,7 @@ def index_version(settings: Settings) -> str:
     return (
         f"tok{TOKENIZER_VERSION}-title{TITLE_WEIGHT}-chunk{CHUNKER_VERSION}-"
         f"text{TEXT_VERSION}-{settings.chunk_size}/{settings.chunk_overlap}-ids{ID_RULE_VERSION}"
+        f"-tasks{TASKS_VERSION}"
     )
 
 

@@ -21,6 +21,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from kbtui.interpreter import share_interpreter
+from kbtui.mcp.scope import McpScope
 from kbtui.mcp.server import build_server
 from kbtui.runtime.shared import SharedVault
 
@@ -30,15 +31,15 @@ if TYPE_CHECKING:  # stdio never loads the HTTP stack
 log = logging.getLogger("kbtui.mcp")
 
 
-async def serve(handle: SharedVault, protocol_out: BinaryIO) -> None:
+async def serve(handle: SharedVault, protocol_out: BinaryIO, scope: McpScope | None = None) -> None:
     """Serve MCP on stdin / `protocol_out` until the client closes stdin."""
-    server = build_server(handle)
+    server = build_server(handle, scope=scope)
     text_out = io.TextIOWrapper(protocol_out, encoding="utf-8", newline="\n")
     async with stdio_server(stdout=anyio.wrap_file(text_out)) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
-def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
+def run_stdio(handle: SharedVault, protocol_out: BinaryIO, scope: McpScope | None = None) -> None:
     """Serve until stdin ends or SIGTERM/SIGINT, then shut down cleanly. The vault may still
     be opening (`open_vault(background=True)`): `initialize` is answered meanwhile and the
     first tool call waits for it."""
@@ -59,7 +60,7 @@ def run_stdio(handle: SharedVault, protocol_out: BinaryIO) -> None:
         previous[sig] = signal.signal(sig, on_signal)
     log.info("serving %s over MCP (stdio)", handle.settings.vault)
     try:
-        anyio.run(serve, handle, protocol_out)
+        anyio.run(serve, handle, protocol_out, scope)
     finally:
         handle.close()
         for signum, h in previous.items():

@@ -1,5 +1,5 @@
-"""What an HTTP server keeps in the index folder: its bearer token, and a record of who serves
-the vault over HTTP where.
+"""What an HTTP server keeps in the index folder: its bearer tokens (read-write, and read-only),
+and a record of who serves the vault over HTTP where.
 
 The token is made under an exclusive lock (`flock` on a lock file beside it), so servers that
 start together over a missing or empty token file all read the one token the first of them
@@ -22,6 +22,7 @@ from typing import Any
 from kbtui.runtime.owner import read_json_object
 
 TOKEN_FILE = "mcp-token"
+READ_TOKEN_FILE = "mcp-token-read"  # a second token: its requests may only read
 TOKEN_LOCK = ".mcp-token.lock"
 RECORD_FILE = "mcp-http.json"
 LOG_FILE = "mcp-http.log"
@@ -31,8 +32,8 @@ class TokenError(OSError):
     """The token file cannot be made or read; the message says where."""
 
 
-def token_path(index_dir: Path) -> Path:
-    return index_dir / TOKEN_FILE
+def token_path(index_dir: Path, read_only: bool = False) -> Path:
+    return index_dir / (READ_TOKEN_FILE if read_only else TOKEN_FILE)
 
 
 @contextlib.contextmanager
@@ -46,11 +47,12 @@ def _locked(index_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def load_token(index_dir: Path) -> str:
-    """The bearer token of this vault's HTTP server, created (0600) on first use. Made and
-    read under the lock: the file appears whole (written aside, then renamed into place) and
-    only the lock holder replaces a missing or empty one."""
-    path = token_path(index_dir)
+def load_token(index_dir: Path, read_only: bool = False) -> str:
+    """The bearer token of this vault's HTTP server (`read_only`: the token whose requests
+    may only read), created (0600) on first use. Made and read under the lock: the file
+    appears whole (written aside, then renamed into place) and only the lock holder replaces
+    a missing or empty one."""
+    path = token_path(index_dir, read_only)
     with _locked(index_dir):
         try:
             if path.stat().st_mode & 0o077:
@@ -63,7 +65,7 @@ def load_token(index_dir: Path) -> str:
         except (OSError, UnicodeDecodeError) as exc:
             raise TokenError(f"cannot read the token file {path}: {exc}") from exc
         token = secrets.token_urlsafe(32)
-        fd, tmp = tempfile.mkstemp(prefix=".mcp-token-", dir=index_dir)  # mode 0600
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=index_dir)  # mode 0600
         try:
             with os.fdopen(fd, "w", encoding="ascii") as fh:
                 fh.write(token + "\n")

@@ -3,7 +3,8 @@
 Refused before anything runs (a JSON-RPC error body, `id` null, with the HTTP status):
 - Host must name this server (a DNS-rebinding page sends its own host name) -> 421;
 - Origin, when a browser sends one, must be this server -> 403;
-- a bearer token -> 401;
+- a bearer token -> 401; the read-only one (when the server has it) marks the request, so
+  its calls run read-only (kbtui.mcp.scope);
 - the body may not pass `max_body` bytes (declared or sent) -> 413;
 - the body must arrive whole within `body_seconds` -> 408: a client that never finishes its
   body holds no worker and no session, only its socket until then (the head before it has
@@ -28,6 +29,8 @@ from typing import Any
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kbtui.mcp.scope import READ_ONLY_KEY
 
 log = logging.getLogger("kbtui.mcp")
 requests_log = logging.getLogger("kbtui.mcp.requests")
@@ -73,9 +76,17 @@ class _Entry:
 class Guard:
     """Host, Origin, token, size and time checks in front of the SDK's app (module doc)."""
 
-    def __init__(self, app: ASGIApp, token: str, hosts: Sequence[str], limits: Limits) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        hosts: Sequence[str],
+        limits: Limits,
+        read_token: str | None = None,
+    ) -> None:
         self.app = app
         self.token = token.encode()
+        self.read_token = read_token.encode() if read_token else None  # read-only scope
         self.hosts = {h.lower() for h in hosts}
         self.origins = {f"{scheme}://{h}" for h in self.hosts for scheme in ("http", "https")}
         self.limits = limits
@@ -170,9 +181,13 @@ class Guard:
             return 403, "cross-origin requests are refused", []
         given = headers.get("authorization", b"")
         scheme, _, value = given.partition(b" ")
-        if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
+        value = value.strip()
+        full = scheme.lower() == b"bearer" and hmac.compare_digest(value, self.token)
+        read = self.read_token is not None and hmac.compare_digest(value, self.read_token)
+        if scheme.lower() != b"bearer" or not (full or read):
             why = "a bearer token is required (kbtui mcp --show-token)"
             return 401, why, [(b"www-authenticate", b'Bearer realm="kbtui"')]
+        scope[READ_ONLY_KEY] = not full  # the read-only token: every call reads only
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limits.max_body):
             return 413, f"request body over {self.limits.max_body} bytes", []

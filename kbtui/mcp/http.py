@@ -36,6 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from kbtui.mcp.bounded import CALL_SECONDS, WORKERS, BoundedCalls
 from kbtui.mcp.files import (
     LOG_FILE,
+    READ_TOKEN_FILE,
     TOKEN_FILE,
     TokenError,
     drop_record,
@@ -46,10 +47,11 @@ from kbtui.mcp.files import (
 )
 from kbtui.mcp.guard import MCP_PATH, Guard, Limits, QuietStalls, requests_log
 from kbtui.mcp.head import head_bound
+from kbtui.mcp.scope import McpScope
 from kbtui.mcp.server import build_server
 from kbtui.runtime.runtime import VaultHandle
 
-__all__ = ["MCP_PATH", "TOKEN_FILE", "TokenError", "load_token", "token_path"]
+__all__ = ["MCP_PATH", "READ_TOKEN_FILE", "TOKEN_FILE", "TokenError", "load_token", "token_path"]
 
 log = logging.getLogger("kbtui.mcp")
 logging.getLogger("mcp.server.streamable_http").addFilter(QuietStalls())
@@ -102,12 +104,19 @@ def allowed_hosts(host: str, port: int, extra: Sequence[str] = ()) -> list[str]:
 
 
 def build_app(
-    handle: VaultHandle, token: str, hosts: Sequence[str], calls: BoundedCalls, limits: Limits
+    handle: VaultHandle,
+    token: str,
+    hosts: Sequence[str],
+    calls: BoundedCalls,
+    limits: Limits,
+    read_token: str | None = None,
+    scope: McpScope | None = None,
 ) -> ASGIApp:
-    """The guarded ASGI app: every tool and resource of the stdio server, over HTTP."""
+    """The guarded ASGI app: every tool and resource of the stdio server, over HTTP;
+    requests with `read_token` only read."""
     origins = [f"{s}://{h}" for h in hosts for s in ("http", "https")]
     manager = StreamableHTTPSessionManager(
-        build_server(handle, calls.run),
+        build_server(handle, calls.run, scope),
         security_settings=TransportSecuritySettings(
             allowed_hosts=list(hosts), allowed_origins=origins
         ),
@@ -127,7 +136,7 @@ def build_app(
         else:
             await manager.handle_request(scope, receive, send)
 
-    return Guard(app, token, hosts, limits)
+    return Guard(app, token, hosts, limits, read_token)
 
 
 async def _lifespan(manager: StreamableHTTPSessionManager, receive: Receive, send: Send) -> None:
@@ -176,6 +185,8 @@ class HttpServer:
         limits: Limits | None = None,
         call_seconds: float = CALL_SECONDS,
         workers: int = WORKERS,
+        read_token: str | None = None,
+        scope: McpScope | None = None,
     ) -> None:
         if not is_loopback(host) and not allow_remote:
             raise HttpConfigError(
@@ -199,7 +210,7 @@ class HttpServer:
         self.calls = BoundedCalls(workers, call_seconds)
         limits = limits or Limits(MAX_BODY)
         config = uvicorn.Config(
-            build_app(handle, token, self.hosts, self.calls, limits),
+            build_app(handle, token, self.hosts, self.calls, limits, read_token, scope),
             http=head_bound(limits.head_seconds),  # h11, with a deadline for each head
             lifespan="on",
             log_level="warning",

@@ -27,7 +27,7 @@ def setup_logging(level: str = "info", log_file: str | None = None) -> None:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
     logging.basicConfig(level=level.upper(), format=LOG_FORMAT, handlers=handlers, force=True)
     # watchdog warns when `mkdir -p` creates nested folders faster than it adds watches; the
-    # watches are fine, the warning is noise on every merge (.archive/merged/<folder>).
+    # watches are fine, the warning is noise when a write makes nested folders.
     warnings.filterwarnings("ignore", "Callback with id", RuntimeWarning, "watchdog")
     if level.lower() != "debug":  # the SDK logs every request at INFO
         for noisy in ("mcp", "httpx"):

@@ -1,5 +1,6 @@
-"""The MCP server: the 18 tools of the spec, each a pass-through to `KnowledgeBase.call`, and the
-vault's notes as resources addressed by entity id.
+"""The MCP server: the published tools (or the `--tools` chosen), each a pass-through to the
+vault's one dispatch run as the client (`mcp:<clientInfo.name>`, with the server's scope:
+kbtui.mcp.scope), and the vault's notes as resources addressed by entity id.
 
 The SDK's low-level `Server` on purpose: the published input schemas are the ToolSpecs' own
 (the spec's defaults and ranges, verbatim), and arguments reach `kb.call` untouched, so a bad
@@ -13,7 +14,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 import anyio.to_thread
@@ -23,10 +24,12 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from kbtui.mcp.bounded import CallTimeout
+from kbtui.mcp.scope import READ_ONLY_KEY, McpScope
 from kbtui.runtime.runtime import VaultHandle
 from kbtui.runtime.shared import repeatable
 from kbtui.tools.envelope import UnavailableError, ValidationError, failure
 from kbtui.tools.registry import PUBLISHED
+from kbtui.tools.write.origin import Origin, acting_as
 
 log = logging.getLogger("kbtui.mcp")
 
@@ -45,34 +48,40 @@ INSTRUCTIONS = (
 
 
 Offload = Callable[..., Awaitable[Any]]
+T = TypeVar("T")
 
 
-def build_server(host: VaultHandle, offload: Offload | None = None) -> Server[Any]:
+def build_server(
+    host: VaultHandle, offload: Offload | None = None, scope: McpScope | None = None
+) -> Server[Any]:
     """The low-level server with tools and resources wired to `host`. `offload(fn, *args)`
     runs blocking work off the event loop (HTTP: `BoundedCalls.run`, bounded in threads and
-    time, raising CallTimeout); stdio's one client uses anyio's threads."""
+    time, raising CallTimeout); stdio's one client uses anyio's threads. `scope`: the tools
+    offered and the scope calls run under (kbtui.mcp.scope; default every tool, any write)."""
     run: Offload = offload or anyio.to_thread.run_sync
-    tools = [
-        types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema())
-        for spec in PUBLISHED.values()
-    ]
+    scope = scope or McpScope()
+    chosen = set(scope.tools)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=scope.listed(_origin(ctx, scope)))
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name in PUBLISHED:
+        name, args = params.name, params.arguments
+        if name in chosen:  # the dispatch checks the scope (ForbiddenError), as the owner's
             try:
-                envelope = await run(host.call, params.name, params.arguments)
+                envelope = await run(_acting(_origin(ctx, scope), host.call), name, args)
             except CallTimeout as late:
-                envelope = failure(_late(late, params.name, params.arguments))
+                envelope = failure(_late(late, name, args))
+        elif name in PUBLISHED:
+            why = f"{name} is not offered here (kbtui mcp --tools {scope.label})"
+            envelope = failure(ValidationError(why), PUBLISHED[name].empty)
         else:  # the app_* operations of the query layer serve the TUI only
-            envelope = failure(ValidationError(f"unknown tool {params.name!r}"))
-        return tool_result(envelope, params.name)
+            envelope = failure(ValidationError(f"unknown tool {name!r}"))
+        return tool_result(envelope, name)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -106,7 +115,8 @@ def build_server(host: VaultHandle, offload: Offload | None = None) -> Server[An
                 types.INVALID_PARAMS, f"unknown resource {uri!r}; use {NOTE_URI_TEMPLATE}"
             )
         entity_id = unquote(uri[len(NOTE_URI_PREFIX) :])
-        note = await _resource(run, host.call, "kb_get", {"id": entity_id})
+        get = _acting(_origin(ctx, scope), host.call)
+        note = await _resource(run, get, "kb_get", {"id": entity_id})
         if not note.get("ok"):
             raise MCPError(types.INVALID_PARAMS, f"resource {uri!r}: {note.get('message')}")
         contents = types.TextResourceContents(
@@ -125,6 +135,25 @@ def build_server(host: VaultHandle, offload: Offload | None = None) -> Server[An
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+
+
+def _origin(ctx: ServerRequestContext[Any], scope: McpScope) -> Origin:
+    """Who makes this request: the session's client, with the read-only HTTP token or not."""
+    client_params = getattr(getattr(ctx, "session", None), "client_params", None)
+    client = client_params.client_info.name if client_params is not None else None
+    request = getattr(ctx, "request", None)  # HTTP's (stdio: None); the guard marked its token
+    read_token = bool(getattr(request, "scope", {}).get(READ_ONLY_KEY))
+    return scope.origin(client, read_token)
+
+
+def _acting(origin: Origin, fn: Callable[..., T]) -> Callable[..., T]:
+    """`fn` run as `origin` on whatever thread runs it."""
+
+    def run(*args: Any) -> T:
+        with acting_as(origin):
+            return fn(*args)
+
+    return run
 
 
 def _late(late: CallTimeout, name: str, args: dict[str, Any] | None) -> UnavailableError:

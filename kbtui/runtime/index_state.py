@@ -22,6 +22,7 @@ WITH_INDEX_STATE = frozenset(
         "app_dataview",
         "vault_links",
         "tasks_list",
+        "app_tasks_query",
     }
 )
 _RESULT_KEYS = ("results", "entities", "path", "duplicates")

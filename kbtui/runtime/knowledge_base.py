@@ -23,6 +23,7 @@ from kbtui.store.history import History
 from kbtui.store.vectors.hnsw import HnswSideIndex
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.registry import Toolset
+from kbtui.tools.write.service import recover_writes
 
 log = logging.getLogger("kbtui.kb")
 QUERY_TOOLS = ("kb_search", "knowledge_query")  # their `query` is embedded (before_lock)
@@ -59,6 +60,7 @@ class KnowledgeBase:
                 released, pause, self.history,
             )
         )  # fmt: skip
+        recover_writes(settings.vault, settings.index_dir, self.history)  # killed mid-write
 
     @classmethod
     def open(

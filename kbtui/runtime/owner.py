@@ -6,7 +6,8 @@ requests there, so one process writes the vault and the index. The DuckDB lock i
 arbiter of who owns: whoever holds it may replace a stale socket, and nobody else binds.
 
 Wire: one JSON object per line each way. Request `{"id", "method", "params"}`; answer
-`{"id", "result"}` or `{"id", "error": {"code", "message"}}`. Methods: hello, call,
+`{"id", "result"}` or `{"id", "error": {"code", "message"}}`. Methods: hello, call (`name`,
+`args`, and the caller's `origin`: who it is and its scope, kbtui.tools.write.origin),
 note_page, status, reindex. A request line is bounded; a malformed one gets an error answer
 and the connection stays usable (an over-long one closes it), never the owner.
 """
@@ -34,6 +35,7 @@ from kbtui import interpreter
 from kbtui.config import Settings
 from kbtui.runtime.runtime import VaultClosed, VaultRuntime
 from kbtui.store import StoreError
+from kbtui.tools.write.origin import Origin, acting_as
 
 log = logging.getLogger("kbtui.owner")
 
@@ -355,8 +357,11 @@ class OwnerServer:
             name, args = params.get("name"), params.get("args")
             if not isinstance(name, str) or not (args is None or isinstance(args, dict)):
                 raise BadRequest("call takes a tool name and an args object")
+            # who asks, with its scope; a request without one (optional in this protocol)
+            # runs as the default origin, as a call made here would
+            origin = Origin.from_dict(params.get("origin"))
             runtime.wait_until_read(name)  # before the lock: the first pass needs it
-            with runtime.open_lock(name):  # closed: VaultClosed, answered `owner_closing`
+            with runtime.open_lock(name), acting_as(origin):  # closed: VaultClosed
                 return runtime.call(name, args)
         if method == "note_page":
             start, size = _int(params.get("start")), _int(params.get("size"))

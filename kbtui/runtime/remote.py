@@ -27,6 +27,7 @@ from kbtui.runtime.owner import (
     encode,
     peer_uid,
 )
+from kbtui.tools.write.origin import current
 
 log = logging.getLogger("kbtui.remote")
 
@@ -143,7 +144,10 @@ class RemoteVault:
 
     # -- VaultHandle ---------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = self.request("call", {"name": name, "args": args})
+        """The call run by the owner as this thread's origin (history names the writer, the
+        owner enforces its scope)."""
+        params = {"name": name, "args": args, "origin": current().as_dict()}
+        result: dict[str, Any] = self.request("call", params)
         return result
 
     def note_page(self, start: int, size: int) -> tuple[list[dict[str, Any]], int]:

@@ -27,6 +27,7 @@ START_DELAY = 1.0  # s: the longest a deferred start waits for the first answer
 # Calls that run under the store's read lock only, beside a save's statements (issue 33,
 # kbtui/store/file/access.py): they change nothing but usage counters held in memory.
 BESIDE_SAVES = READS | {"app_search", "app_facets", "app_list_entities", "app_entity_labels"}
+BESIDE_SAVES |= {"app_proposals", "app_link_names"}  # the history file; the names for [[
 
 if TYPE_CHECKING:  # loaded by the process that opens the index: a client needs none of it
     from kbtui.embed import Embedder
@@ -223,6 +224,9 @@ class VaultRuntime:
             "index": index,
             "stats": stats,
             "recovered": self.kb.store.recovered,  # a damaged index was set aside at open
+            # grows with each version in the history: a front end notices any note written
+            # (an assistant's edit too, which the indexer takes in without a pass of its own)
+            "writes": self.kb.history.last_id(),
         }
 
     def reindex(self, embed: bool = True, progress: Progress | None = None) -> IndexReport:

@@ -52,19 +52,17 @@ REPEATABLE = READS | {
     "app_note_mentions",
     "app_search",
 }
-EXTRACTORS = ("kg_extract_from_text", "kg_extract_from_memory")
 
 _owned: set[str] = set()  # index folders this process owns (DuckDB would let it open twice)
 _owned_lock = threading.Lock()
 
 
 def repeatable(name: str, args: dict[str, Any] | None) -> bool:
-    """True when running the call twice has the effect of running it once."""
-    if name in EXTRACTORS:
-        return not (isinstance(args, dict) and args.get("persist"))
-    if name in ("kg_rename_entity", "kg_merge_entities"):
-        return isinstance(args, dict) and args.get("dryRun") is True
-    return name in REPEATABLE
+    """True when running the call twice has the effect of running it once: a read, or a call
+    of a writing tool that only reads (its contract's `effects.read_when`: no persist, a dry
+    run)."""
+    spec = PUBLISHED.get(name)
+    return name in REPEATABLE or (spec is not None and spec.reads(args))
 
 
 def open_vault(

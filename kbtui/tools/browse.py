@@ -8,17 +8,21 @@ they are not published over MCP: their names start with `app_` and they live out
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from kbtui.models import IndexReport
 from kbtui.store import DatabaseError, QueryRefused
 from kbtui.tokenize import searchable
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, KB_SEARCH, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, KB_SEARCH, Effects, ToolSpec
 from kbtui.tools.envelope import ValidationError, ok
 from kbtui.tools.params import Param
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.editor import hand_over, took_in
+from kbtui.tools.write.service import NoteWriter, vault_path
 
 EMBED_NOW_LIMIT = 256  # past this many waiting chunks, vectors are the background indexer's job
 
@@ -90,6 +94,20 @@ APP_TOOLS = {
             {"report": None},
         ),
         ToolSpec(
+            "app_editor",
+            "A note handed to $EDITOR and back: `open` keeps its bytes in the history; `closed` "
+            "records the edit as the caller's and indexes it (the report as app_reindex's).",
+            {
+                "path": Param("string", "A vault path.", True, min_length=1, max_length=1000),
+                "action": Param("string", "open or closed.", True, enum=("open", "closed")),
+                "hash": Param(
+                    "string", "What `open` answered.", pattern=r"^[0-9a-f]{64}$", nullable=True
+                ),
+            },
+            {"report": None},
+            effects=Effects(destructive=False, scoped=True),  # the history, not the note
+        ),
+        ToolSpec(
             "app_sql",
             "One read-only SELECT over the index, for the person at the keyboard (`kbtui "
             "sql`); statements that write are refused.",
@@ -156,19 +174,37 @@ def reindex(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     report = parts.indexer.run(embed=False, paths=paths)
     if parts.embedder is not None and 0 < parts.store.count_pending() <= EMBED_NOW_LIMIT:
         parts.indexer.embed_pending(report)
-    return ok(
-        report={
-            "new": report.new,
-            "changed": report.changed,
-            "deleted": report.deleted,
-            "renamed": [list(pair) for pair in report.renamed],
-            "unchanged": report.unchanged,
-            "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
-            "warnings": [{"path": w.path, "reason": w.reason} for w in report.warnings],
-            "chunks_embedded": report.chunks_embedded,
-            "seconds": round(report.seconds, 3),
-        }
-    )
+    return ok(report=_report(report))
+
+
+def _report(report: IndexReport) -> dict[str, Any]:
+    return {
+        "new": report.new,
+        "changed": report.changed,
+        "deleted": report.deleted,
+        "renamed": [list(pair) for pair in report.renamed],
+        "unchanged": report.unchanged,
+        "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+        "warnings": [{"path": w.path, "reason": w.reason} for w in report.warnings],
+        "chunks_embedded": report.chunks_embedded,
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def editor(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
+    """The TUI's `e`: the note's bytes to the history before $EDITOR has it, and after it,
+    the edit recorded as the caller's (kbtui.tools.write.editor) and indexed."""
+    path = vault_path(args["path"])
+    writer = NoteWriter(parts)
+    if args["action"] == "open":
+        return ok(path=path, hash=hand_over(writer, path))
+    before = None
+    if args.get("hash"):
+        with contextlib.suppress(KeyError):
+            before = writer.history.data(args["hash"])
+    result = took_in(writer, path, before)
+    report = _report(writer.last_report) if writer.last_report is not None else None
+    return ok(report=report, **result.answer())
 
 
 def sql(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:

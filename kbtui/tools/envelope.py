@@ -37,6 +37,7 @@ class ToolError(Exception):
         super().__init__(message)
         self.message = message
         self.field = field
+        self.extra: dict[str, Any] = {}  # fields the failure answer carries besides the error
 
 
 class ValidationError(ToolError):
@@ -75,6 +76,7 @@ def failure(exc: ToolError, empty: dict[str, Any] | None = None) -> dict[str, An
         "ok": False,
         "success": False,
         **(empty or {}),
+        **exc.extra,
         "error": {
             "type": exc.kind,
             "message": exc.message,

@@ -16,7 +16,8 @@ from typing import Any
 from kbtui.indexing.indexer import MAX_NOTE_BYTES
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
-from kbtui.vault.edit.write import WriteError, render_note, safe_filename, write_new_note
+from kbtui.tools.write.service import NoteWriter
+from kbtui.vault.edit.write import render_note, safe_filename
 from kbtui.vault.parse import slug
 
 IMPORT_TYPE = "document"
@@ -65,12 +66,9 @@ def import_document(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
             f"a note named {stem!r} exists: {taken}, which [[{stem}]] reaches; "
             "import under another title"
         )
-    try:
-        path = write_new_note(parts.settings.vault, folder, stem, text)
-    except WriteError as exc:
-        raise ConflictError(str(exc)) from exc
-    rel = path.relative_to(parts.settings.vault).as_posix()
-    report = parts.indexer.run(paths=[rel])
+    writer = NoteWriter(parts)  # the next free file name; history, then indexed
+    rel = writer.create_free(folder, stem, text, f"knowledge_import {title!r}").path
+    report = writer.last_report or parts.indexer.run(paths=[rel])
     if any(s.path == rel for s in report.skipped):
         reason = next(s.reason for s in report.skipped if s.path == rel)
         raise ConflictError(f"the note was written to {rel} but could not be indexed: {reason}")

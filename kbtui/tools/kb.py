@@ -14,6 +14,7 @@ from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.attachments.pdf import is_pdf, page_of, page_place
 from kbtui.vault.chunk import reassemble
+from kbtui.vault.edit.codec import content_hash
 
 VOICE_TOP_K = 3
 # While more than this share of the passages that take a vector is still waiting for one (a
@@ -110,7 +111,7 @@ class KbTools:
         if note is None and entity_id.startswith("base:"):
             base = base_document(self.store, self.vault, entity_id)
             if base is not None:
-                return ok(**base)
+                return ok(**base, hash=self.file_hash(base["metadata"]["file_path"]))
         if note is None:
             if self.store.note_count() == 0:
                 raise NotFoundError(NOT_INITIALIZED)
@@ -126,8 +127,17 @@ class KbTools:
             content=content,
             metadata=note_metadata(note),
             chunks_count=len(chunks),
+            hash=self.file_hash(note["path"]),
             **extra,
         )
+
+    def file_hash(self, path: str) -> str | None:
+        """sha256 of the file's bytes on disk (what note_edit's expected_hash states), None
+        when it is gone since it was indexed."""
+        try:
+            return content_hash((self.vault / path).read_bytes())
+        except OSError:
+            return None
 
     # -- knowledge_query ------------------------------------------------------------------
     def knowledge_query(self, args: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ _PY_NAMES = {
 
 @dataclass(frozen=True)
 class Param:
-    type: JsonType
+    type: JsonType | tuple[JsonType, ...]  # a tuple: any of these (a property's value)
     description: str
     required: bool = False
     default: Any = None
@@ -45,8 +45,11 @@ class Param:
     free_form: bool = False  # an object whose keys are the caller's (e.g. metadata)
 
     def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": [self.type, "null"] if self.nullable else self.type}
-        out["description"] = self.description
+        kinds: list[str] = list(self.type) if isinstance(self.type, tuple) else [self.type]
+        kinds += ["null"] if self.nullable else []
+        out: dict[str, Any] = {"type": kinds if len(kinds) > 1 else kinds[0]}
+        if self.description:  # an enum or a flag may say it all: no words to pay for
+            out["description"] = self.description
         for key, value in (
             ("default", self.default),
             ("minimum", self.minimum),
@@ -96,22 +99,23 @@ def _check(name: str, p: Param, value: Any) -> Any:
         if p.required:
             raise ValidationError(f"{name} is required", field=name)
         return p.default if not isinstance(p.default, dict | list) else type(p.default)()
-    if p.type == "integer" and isinstance(value, float) and value.is_integer():
+    kinds = p.type if isinstance(p.type, tuple) else (p.type,)
+    if "integer" in kinds and isinstance(value, float) and value.is_integer():
         value = int(value)
-    if not _is_type(p.type, value):
-        raise ValidationError(
-            f"{name} must be {_PY_NAMES[p.type]}, not {type(value).__name__}", field=name
-        )
-    if p.type == "string":
+    kind = next((k for k in kinds if _is_type(k, value)), None)
+    if kind is None:
+        wanted = " or ".join(_PY_NAMES[k] for k in kinds)
+        raise ValidationError(f"{name} must be {wanted}, not {type(value).__name__}", field=name)
+    if kind == "string":
         _check_string(name, p, value)
-    elif p.type in ("integer", "number"):
+    elif kind in ("integer", "number"):
         _check_number(name, p, value)
-    elif p.type == "array":
+    elif kind == "array":
         if p.max_items is not None and len(value) > p.max_items:
             raise ValidationError(f"{name} has more than {p.max_items} items", field=name)
         if p.items is not None:
             value = [_check(f"{name}[{i}]", p.items, v) for i, v in enumerate(value)]
-    elif p.type == "object" and not p.free_form:
+    elif kind == "object" and not p.free_form:
         value = validate_nested(name, p, value)
     return value
 

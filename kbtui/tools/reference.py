@@ -47,7 +47,22 @@ def render_tool(spec: ToolSpec) -> str:
     table = "| argument | type | default | allowed | what it is |\n|---|---|---|---|---|\n"
     table += "\n".join(rows) if rows else "| (none) | | | | |"
     description = " ".join(spec.description.split())
-    return f"{_SECTION}{spec.name}`\n\n{description}\n\n{table}\n"
+    return f"{_SECTION}{spec.name}`\n\n{description}\n\n{effects(spec)}\n\n{table}\n"
+
+
+def effects(spec: ToolSpec) -> str:
+    """What the tool does to the vault, in words, from the annotations it publishes."""
+    e = spec.effects
+    if e.read_only:
+        return "*Reads only.*"
+    text = "Writes; may replace or remove text" if e.destructive else "Writes; takes no text away"
+    if e.read_when is not None:
+        name, values = e.read_when
+        reads = " or ".join(f"`{_json(v)}`" for v in values)
+        text += f"; only reads with `{name}` {reads}"
+    if e.idempotent:
+        text += "; a repeat changes nothing more"
+    return f"*{text}.*"
 
 
 def sections(page: str) -> dict[str, str]:
@@ -70,10 +85,12 @@ def _rows(tool: str, props: Mapping[str, Any], prefix: str, required: set[str]) 
         default = f"`{_json(prop['default'])}`" if "default" in prop else ""
         yield (
             f"| `{prefix}{name}` | {kind} | {default} | {_allowed(prop)} "
-            f"| {_cell(prop['description'])} |"
+            f"| {_cell(prop.get('description') or prop.get('items', {}).get('description', ''))} |"
         )
         if "properties" in prop:
             yield from _rows(tool, prop["properties"], f"{prefix}{name}.", set())
+        if "properties" in prop.get("items", {}):  # a list of objects: their fields
+            yield from _rows(tool, prop["items"]["properties"], f"{prefix}{name}[].", set())
 
 
 def _type(prop: Mapping[str, Any]) -> str:

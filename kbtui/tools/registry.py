@@ -24,6 +24,7 @@ from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import APP_GRAPH_MAP, KG_GRAPH_IMAGE
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
+from kbtui.tools.contracts.notes import APP_NOTE_TOOLS, NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
 from kbtui.tools.dataview import DataviewTools
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
@@ -34,12 +35,21 @@ from kbtui.tools.graph.rename import Renamer
 from kbtui.tools.graph.write import GraphWriter
 from kbtui.tools.importer import import_document
 from kbtui.tools.kb import KbTools
+from kbtui.tools.notes import changes as note_changes
+from kbtui.tools.notes import edit as note_edit
+from kbtui.tools.notes import files as note_files
+from kbtui.tools.notes import history as note_history
 from kbtui.tools.obsidian import daily as obsidian_daily
 from kbtui.tools.obsidian import links as obsidian_links
 from kbtui.tools.obsidian import notes as obsidian_notes
 from kbtui.tools.obsidian import tasks as obsidian_tasks
+from kbtui.tools.obsidian import tasks_query as obsidian_tasks_query
+from kbtui.tools.obsidian.completion import APP_LINK_NAMES, link_names
 from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.review import decide as review
+from kbtui.tools.review.hold import held, propose
+from kbtui.tools.write.scope import check_call
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
 
@@ -121,9 +131,28 @@ TOOLS: dict[str, Tool] = {
         Tool(VAULT_TOOLS["task_update"], lambda t, a: obsidian_tasks.task_update(t.parts, a)),
         Tool(VAULT_TOOLS["daily_append"], lambda t, a: obsidian_daily.daily_append(t.parts, a)),
         *(
+            Tool(NOTE_TOOLS[name], _vault_app(run))
+            for name, run in (
+                ("note_read", note_files.note_read),
+                ("note_write", note_files.note_write),
+                ("note_edit", note_edit.note_edit),
+                ("note_delete", note_files.note_delete),
+                ("note_history", note_history.note_history),
+            )
+        ),
+        *(
+            Tool(APP_NOTE_TOOLS[name], _vault_app(run), published=False)
+            for name, run in (
+                ("app_new_note", note_changes.app_new_note),
+                ("app_changes", note_changes.app_changes),
+                ("app_note_ids", note_changes.app_note_ids),
+            )
+        ),
+        *(
             Tool(APP_VAULT_TOOLS[name], _vault_app(run), published=False)
             for name, run in (
                 ("app_daily", obsidian_daily.daily),
+                ("app_tasks_query", obsidian_tasks_query.tasks_query),
                 ("app_outline", obsidian_notes.outline),
                 ("app_tags", obsidian_notes.tags),
                 ("app_properties", obsidian_notes.properties),
@@ -132,10 +161,22 @@ TOOLS: dict[str, Tool] = {
             )
         ),
         Tool(APP_GRAPH_MAP, lambda t, a: map_tools.map_data(t.parts, a), published=False),
+        Tool(APP_LINK_NAMES, _vault_app(link_names), published=False),
+        Tool(
+            review.APP_PROPOSALS,
+            lambda t, a: review.app_proposals(t.parts, t.call_unheld, a),
+            published=False,
+        ),
+        Tool(
+            review.APP_REVIEW,
+            lambda t, a: review.app_review(t.parts, t.call_unheld, a),
+            published=False,
+        ),
         _app("app_facets", browse.facets),
         _app("app_list_entities", browse.list_entities),
         _app("app_entity_labels", browse.entity_labels),
         _app("app_reindex", browse.reindex),
+        _app("app_editor", browse.editor),
         _app("app_sql", browse.sql),
         Tool(
             APP_TOOLS["app_search"],
@@ -172,19 +213,33 @@ class Toolset:
         self.dataview = DataviewTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run tool `name` with raw arguments; never raises."""
+        """Run tool `name` with raw arguments; never raises. Under review an assistant's
+        write is held as a proposal instead (kbtui.tools.review)."""
+        return self._call(name, args, hold=True)
+
+    def call_unheld(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`call`, never held for review: a proposal the person accepted, run as proposed."""
+        return self._call(name, args, hold=False)
+
+    def _call(self, name: str, args: dict[str, Any] | None, hold: bool) -> dict[str, Any]:
         tool = TOOLS.get(name)
         if tool is None:
             return guarded(lambda: _raise(ValidationError(f"unknown tool {name!r}")), name)
 
         def run() -> dict[str, Any]:
+            check_call(tool.spec, args)  # the caller's scope (kbtui mcp --read-only ...)
             checked = validate(tool.spec.params, args)
-            try:
-                return tool.run(self, checked)
-            except (StoreError, DatabaseError) as exc:
-                raise UnavailableError(f"the index is unavailable: {exc}") from exc
+            if hold and held(self.parts, tool.spec, checked):
+                return propose(self.parts, tool.spec, checked, lambda a: self._run(tool, a))
+            return self._run(tool, checked)
 
         return guarded(run, name, tool.spec.empty)
+
+    def _run(self, tool: Tool, checked: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return tool.run(self, checked)
+        except (StoreError, DatabaseError) as exc:
+            raise UnavailableError(f"the index is unavailable: {exc}") from exc
 
 
 def _raise(exc: ToolError) -> dict[str, Any]:

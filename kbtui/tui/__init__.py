@@ -76,8 +76,9 @@ def _fast_embedder(settings: Settings) -> Embedder:
     return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
 
 
-def run_app(settings: Settings) -> None:
-    """Run the TUI on a vault until the user quits; the index is closed cleanly on exit."""
+def run_app(settings: Settings, review: bool = False) -> None:
+    """Run the TUI on a vault until the user quits; the index is closed cleanly on exit.
+    `review`: turn the vault's review mode on (assistants' writes wait for the person)."""
     from kbtui.tui.app import KbApp
 
     settings.index_dir.mkdir(parents=True, exist_ok=True)
@@ -88,6 +89,8 @@ def run_app(settings: Settings) -> None:
     )
     session = VaultSession(settings)
     try:
-        KbApp(opener=session.open, vault_name=settings.vault.name).run()
+        app = KbApp(opener=session.open, vault_name=settings.vault.name)
+        app.start_review = review
+        app.run()
     finally:
         session.close()

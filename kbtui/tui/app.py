@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App, ScreenStackError, SuspendNotSupported
+from textual.app import ScreenStackError, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from kbtui.runtime.runtime import VaultHandle
+from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.tui.commands import KbCommands
+from kbtui.tui.edit.app_parts import EditApp
 from kbtui.tui.messages import OpenNote, ShowGraph, StatusUpdated, VaultFailed
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.screens.base_view import BaseScreen
@@ -36,14 +38,23 @@ from kbtui.tui.widgets.graph_browse import DuplicatesPane
 from kbtui.tui.widgets.graph_map import CanvasPane, MapPane, OverviewPane
 from kbtui.tui.widgets.graph_walk import NeighboursPane
 from kbtui.tui.widgets.status import pass_summary, report_summary
+from kbtui.tui.writing.actions import WRITE_BINDINGS, WriteActions, help_sections
+from kbtui.tui.writing.note_writes import NoteWrites
 
 log = logging.getLogger("kbtui.tui")
+TUI = Origin("tui")
 
 Opener = Callable[[Path | None], VaultHandle]
 Envelope = dict[str, Any]
 STATUS_SECONDS = 1.0
 STYLES = Path(__file__).parent
-STYLE_FILES = ("app.tcss", "screens/search.tcss", "screens/note.tcss", "screens/graph.tcss")
+STYLE_FILES = (
+    "app.tcss",
+    "screens/search.tcss",
+    "screens/note.tcss",
+    "screens/graph.tcss",
+    "writing/writing.tcss",
+)
 
 
 def failed(error_type: str, message: str) -> Envelope:
@@ -57,20 +68,29 @@ def failed(error_type: str, message: str) -> Envelope:
     }
 
 
-class KbApp(App[None]):
+class KbApp(WriteActions, EditApp):
     """Search, read and walk one vault from the keyboard."""
 
     # Every screen's styles load with the app (a default screen's own CSS_PATH is not read),
     # by absolute path so that a subclass elsewhere (bench, tests) finds them too.
     CSS_PATH = [str(STYLES / name) for name in STYLE_FILES]  # noqa: RUF012 (Textual's type)
     TITLE = "kbtui"
-    COMMANDS = App.COMMANDS | {KbCommands}
+    COMMANDS = EditApp.COMMANDS | {KbCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help", "Help", show=False, id="app.help_key"),
         Binding("ctrl+g", "graph", "Graph", id="app.graph"),
         Binding("ctrl+r", "reindex", "Reindex", id="app.reindex"),
         Binding("ctrl+o", "tasks", "Tasks", show=False, id="app.tasks"),
+        *WRITE_BINDINGS,
+        Binding(
+            "f3",
+            "review",
+            "Review",
+            tooltip="Review: what assistants asked to write, held for you",
+            show=False,
+            id="app.review",
+        ),
     ]
 
     def __init__(
@@ -89,10 +109,12 @@ class KbApp(App[None]):
         self.last_status: Envelope | None = None
         self.last_change: str | None = None  # what the index last took in, for the status bar
         self._passes: int | None = None
+        self._writes: int | None = None  # the history's count of versions, last seen
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that need an open vault are hidden until there is one."""
-        return not (action in ("graph", "reindex") and self.handle is None)
+        needs_vault = ("graph", "reindex", "new_note", "capture", "changes")
+        return not (action in needs_vault and self.handle is None)
 
     def get_default_screen(self) -> Screen[Any]:
         return SearchScreen()
@@ -114,7 +136,8 @@ class KbApp(App[None]):
         if handle is None:
             return failed("UnavailableError", "the vault is not open yet")
         try:
-            return handle.call(name, args or {})
+            with acting_as(TUI):  # the history names the TUI as the writer
+                return handle.call(name, args or {})
         except Exception as exc:
             log.exception("%s failed", name)
             return failed(type(exc).__name__, str(exc) or type(exc).__name__)
@@ -139,6 +162,7 @@ class KbApp(App[None]):
 
     def _use_handle(self, handle: VaultHandle) -> None:
         self.handle, self.last_status, self._passes = handle, None, None
+        self._writes = None
         self.last_change = None
         while len(self.screen_stack) > 1:
             self.pop_screen()
@@ -168,6 +192,7 @@ class KbApp(App[None]):
             status = handle.status()
         except Exception as exc:
             status = {"index": {"state": f"failed: {exc}"}, "stats": {}}
+        status["review"] = self.review_status()  # the badge: proposals waiting for review
         self.post_message(StatusUpdated(status))
 
     @on(StatusUpdated)
@@ -186,6 +211,12 @@ class KbApp(App[None]):
                     if isinstance(screen, KbScreen):
                         screen.index_changed()
         self._passes = passes
+        writes = message.status.get("writes")
+        if writes != self._writes and self._writes is not None:  # a note written, by anyone
+            for screen in self.screen_stack:
+                if isinstance(screen, KbScreen):
+                    screen.notes_written()
+        self._writes = writes
         try:
             screen = self.screen
         except ScreenStackError:  # a poll answered while the app exits: nothing to show it on
@@ -241,13 +272,15 @@ class KbApp(App[None]):
                 [
                     ("Everywhere", self.BINDINGS),
                     ("Search", SearchScreen.BINDINGS),
-                    ("Note", NoteScreen.BINDINGS),
+                    ("Note", NoteScreen.BINDINGS + NoteWrites.BINDINGS),
                     ("Base", BaseScreen.BINDINGS + Card.BINDINGS),
                     ("Graph", GraphScreen.BINDINGS + NeighboursPane.BINDINGS),
                     ("Graph map", CanvasPane.BINDINGS + MapPane.BINDINGS),
                     ("Graph overview", OverviewPane.BINDINGS),
                     ("Tasks", TasksScreen.BINDINGS),
                     ("Duplicates", DuplicatesPane.BINDINGS),
+                    *help_sections(),
+                    *self.edit_help(),
                 ]
             )
         )
@@ -307,14 +340,43 @@ class KbApp(App[None]):
         self.notify(f"Opening {rel_path}")
 
     def edit_note(self, entity_id: str, rel_path: str) -> None:
-        """Open the note's file in $VISUAL / $EDITOR with the app suspended, then re-index
-        that file and show the result (the watcher would too, a moment later)."""
+        """Open the note's file in $VISUAL / $EDITOR with the app suspended. Its bytes go to
+        the history first; on return the edit is recorded as the TUI's ("edited in $EDITOR",
+        kbtui.tools.write.editor) and indexed, and the view shows it. The calls run in a
+        worker (a save may hold the index a moment); the editor on the app's thread."""
         vault = self.vault_path()
         if vault is None:
             self.notify("The vault's folder is unknown.", severity="error")
             return
+        screen = self.screen
+        reload = screen.action_reload if isinstance(screen, NoteScreen) else None
+        self.hand_to_editor(vault, rel_path, reload)
+
+    @work(thread=True, group="editor")
+    def hand_to_editor(
+        self, vault: Path, rel_path: str, then: Callable[[], None] | None = None
+    ) -> None:
+        opened = self.tool("app_editor", {"path": rel_path, "action": "open"})  # as the TUI
+        if not opened.get("ok"):
+            self.call_from_thread(self.report_failure, opened)
+            return
+        try:
+            self.call_from_thread(self.run_editor, vault / rel_path)
+        finally:  # the hand-over ends even when the editor did not start
+            back = {"path": rel_path, "action": "closed", "hash": opened["hash"]}
+            envelope = self.tool("app_editor", back)
+        if not envelope.get("ok"):
+            self.call_from_thread(self.report_failure, envelope)
+        elif envelope.get("report"):
+            self.last_change = report_summary(envelope["report"]) or self.last_change
+        self.call_from_thread(self.poll_status)
+        if then is not None:
+            self.call_from_thread(then)
+
+    def run_editor(self, file: Path) -> None:
+        """$VISUAL / $EDITOR on `file`, the app suspended while it runs."""
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        command = [*shlex.split(editor), str(vault / rel_path)]
+        command = [*shlex.split(editor), str(file)]
         try:
             try:
                 with self.suspend():
@@ -326,6 +388,3 @@ class KbApp(App[None]):
             return
         if code != 0:
             self.notify(f"{editor} exited with status {code}", severity="warning")
-        screen = self.screen
-        reload = screen.action_reload if isinstance(screen, NoteScreen) else None
-        self.reindex([rel_path], reload)

@@ -1,5 +1,6 @@
 """The command palette (ctrl+p): open any note by title or base by path, reindex, find a
-path, browse the graph, review duplicates, switch vault."""
+path, browse the graph, review duplicates, a new note, capture, the latest changes, switch
+vault."""
 
 from __future__ import annotations
 
@@ -79,7 +80,19 @@ class KbCommands(Provider):
             ("Graph of the current note", "Neighbours by relationship type", app.action_graph),
             ("Map of the current note", "Its neighbours drawn", partial(app.action_graph, "map")),
             ("Overview of the vault", "Groups of notes and their links", graph("overview")),
+            ("New note…", "Title, folder and template (ctrl+n)", app.action_new_note),
+            (
+                "Capture to today's note…",
+                "A line or a short block, appended (ctrl+l; $KBTUI_CAPTURE names another note)",
+                app.action_capture,
+            ),
+            (
+                "Changes",
+                "The vault's latest writes by who wrote; diff, undo (f2)",
+                app.action_changes,
+            ),
             ("Switch vault…", "Open another vault folder", app.action_switch_vault),
+            *app.edit_commands(bool(((app.last_status or {}).get("review") or {}).get("review"))),
             ("Keys (help)", "Every key of every screen", app.action_help),
         ]
 

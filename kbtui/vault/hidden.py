@@ -86,6 +86,30 @@ class HiddenText:
         return "".join(out)
 
 
+def comment_lines(text: str) -> frozenset[int]:
+    """The 0-based lines of `text` whose first character sits inside a `%%` or HTML comment:
+    Obsidian reads no list item (no task) there."""
+    if "%%" not in text and "<!--" not in text:
+        return frozenset()
+    spans = [
+        (s, e)
+        for s, e, kind, _ in _hidden_spans(text)
+        if kind == COMMENT or text.startswith("<!--", s)
+    ]
+    if not spans:
+        return frozenset()
+    found: set[int] = set()
+    starts = [st for st, _ in spans]
+    pos = 0
+    for n, line in enumerate(text.split("\n")):
+        first = pos + len(line) - len(line.lstrip())
+        i = bisect.bisect_right(starts, first) - 1
+        if any(s <= first < e for s, e in spans[max(i - 8, 0) : i + 1]):
+            found.add(n)
+        pos += len(line) + 1
+    return frozenset(found)
+
+
 def visible_markdown(text: str) -> str:
     """The note as Obsidian's reading view shows it, still markdown: comments and HTML out."""
     return HiddenText(text).shown()

@@ -26,6 +26,7 @@ from markdown_it.token import Token
 
 from kbtui.models import Link, ParsedNote
 from kbtui.vault.canvas import CANVAS_SUFFIX, CanvasError, parse_canvas
+from kbtui.vault.hidden import comment_lines
 from kbtui.vault.names import MAX_ID_LEN, derive_type_and_name, page_title, singular, slug
 from kbtui.vault.obsidian.dv_facts import dataview_page
 from kbtui.vault.obsidian.mdlinks import md_target
@@ -121,7 +122,8 @@ def parse_markdown(path: str, text: str) -> ParsedNote:
             for t in tokens
             if t.map is not None and t.type in BLOCK_KINDS
         ),
-        tasks=find_tasks(tokens, lines, first_line),
+        tasks=find_tasks(tokens, lines, first_line, comment_lines(text)),
+        file_tags=tuple(_unique(["#" + t for t in fm_tags + inline_tags if t])),
         dataview=dataview,
     )
 

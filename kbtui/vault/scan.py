@@ -95,6 +95,30 @@ def stat_files(vault: Path, paths: list[str]) -> dict[str, FileState]:
     return files
 
 
+def vault_folders(vault: Path, limit: int = 20_000) -> list[str]:
+    """The vault's folders as vault paths, sorted (hidden and tool folders left out, as the
+    scan leaves them; symlinked folders not followed): where a new note may go."""
+    found: list[str] = []
+    stack = [(str(vault), "")]
+    while stack and len(found) < limit:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in IGNORED_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    found.append(prefix + name)
+                    stack.append((entry.path, prefix + name + "/"))
+            except OSError:
+                continue
+    return sorted(found[:limit], key=str.casefold)
+
+
 class NotAFileError(OSError):
     """The path names a FIFO, socket or device, not a note file."""
 

@@ -68,6 +68,7 @@ CHECKS = (
     " sum(length(content_hash)) FROM chunks",  # the vectors: Store._read_at_open reads them
     "SELECT count(*), sum(term), sum(cid), sum(tf) FROM postings",
     "SELECT count(*), sum(length(tag)) FROM tags",
+    "SELECT count(*), sum(pos), sum(length(tag)) FROM file_tags",
     "SELECT count(*), sum(length(target)), sum(length(key)) FROM links",
     "SELECT count(*), sum(length(key)) FROM entity_names",
     "SELECT count(*), sum(source_key), sum(length(rel_id)) FROM relationships",

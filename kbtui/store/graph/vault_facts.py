@@ -26,6 +26,7 @@ TASK_COLUMNS = (
     "priority",
     "recurrence",
     "id",
+    "heading",
 )
 
 
@@ -137,6 +138,14 @@ class VaultFacts:
         ).fetchall()
         return str(rows[0][0]) if rows else None
 
+    def note_ids(self, paths: Sequence[str]) -> dict[str, str]:
+        """{path: entity id} of the indexed notes among `paths`."""
+        rows = self.con.execute(
+            "SELECT path, entity_id FROM notes WHERE list_contains($paths, path)",
+            {"paths": list(paths)},
+        ).fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
+
     def all_note_paths(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT path FROM notes ORDER BY path").fetchall()]
 
@@ -144,36 +153,62 @@ class VaultFacts:
     def tasks(
         self,
         status: str | None = None,
-        done: bool | None = None,
+        symbols: Sequence[str] | None = None,
+        exclude: bool = False,
         path: str | None = None,
         due_before: str | None = None,
         limit: int | None = None,
+        due_invalid: bool = False,
     ) -> tuple[list[dict[str, Any]], int]:
-        """Tasks in path and line order; `done`: checked (any status but a space, as Obsidian
-        shows it) or not. Returns the first `limit` tasks and how many there are."""
-        where, params = ["TRUE"], {}
+        """Tasks in path and line order: of one status character, or whose character is in
+        `symbols` (not in them with `exclude`); `due_before`: a real due day before it (a
+        date that is no day, e.g. 1999-02-32, is never due). Returns the first `limit` tasks
+        and how many there are. `due_invalid`: only tasks whose due date is no day."""
+        where, params = ["TRUE"], dict[str, Any]()
         if status is not None:
             where.append("t.status = $status")
             params["status"] = status
-        if done is not None:
-            where.append("t.status " + ("<>" if done else "=") + " ' '")
+        if symbols is not None:
+            test = "list_contains(CAST($symbols AS VARCHAR[]), t.status)"
+            where.append(("NOT " if exclude else "") + test)
+            params["symbols"] = list(symbols)
         if path is not None:
             where.append("n.path = $path")
             params["path"] = path
         if due_before is not None:
-            where.append("t.due <> '' AND t.due < $due")
+            where.append("length(t.due) = 10 AND TRY_CAST(t.due AS DATE) < CAST($due AS DATE)")
             params["due"] = due_before
+        if due_invalid:
+            where.append("t.due <> '' AND (length(t.due) <> 10 OR TRY_CAST(t.due AS DATE) IS NULL)")
         sql = f"""FROM tasks t JOIN notes n USING (entity_id) WHERE {" AND ".join(where)}"""
         total = self.con.execute("SELECT count(*) " + sql, params).fetchone()
         rows = self.con.execute(
             f"""SELECT n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done,
-                       t.priority, t.recurrence, n.entity_id {sql}
+                       t.priority, t.recurrence, n.entity_id, t.heading {sql}
                 ORDER BY n.path, t.line LIMIT {int(limit) if limit else "ALL"}""",
             params,
         ).fetchall()
         return [dict(zip(TASK_COLUMNS, r, strict=True)) for r in rows], int(
             total[0] if total else 0
         )
+
+    def task_rows(
+        self, symbols: Sequence[str] | None = None, exclude: bool = False
+    ) -> list[tuple[str, int, str, str, str, str]]:
+        """(path, line, status, text, heading, the plugin's reading) of every task (whose
+        status character is in `symbols`, not in them with `exclude`), in path and line
+        order: what a Tasks query reads."""
+        where, params = "TRUE", dict[str, Any]()
+        if symbols is not None:
+            test = "list_contains(CAST($symbols AS VARCHAR[]), t.status)"
+            where = ("NOT " if exclude else "") + test
+            params["symbols"] = list(symbols)
+        return self.con.execute(
+            f"""SELECT n.path, t.line, t.status, t.text, t.heading, t.plugin
+                FROM tasks t JOIN notes n USING (entity_id) WHERE {where}
+                ORDER BY n.path, t.line""",
+            params,
+        ).fetchall()
 
     # -- tags and properties --------------------------------------------------------------
     def tag_note_counts(self) -> list[tuple[str, int]]:

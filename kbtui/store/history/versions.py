@@ -14,6 +14,7 @@ path's newest (the base to undo the next change).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import sqlite3
 import threading
@@ -22,6 +23,8 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from kbtui.store.history.proposals import Proposals
 
 HISTORY_FILENAME = "history.sqlite"
 KEEP_DAYS = 7.0
@@ -45,6 +48,7 @@ CREATE INDEX IF NOT EXISTS versions_time ON versions (time);
 CREATE TABLE IF NOT EXISTS kept (file TEXT PRIMARY KEY, path TEXT NOT NULL,
                                  hash TEXT, time REAL NOT NULL);
 """
+COMPARE_LIMIT = 512_000  # bytes: an outside edit of a bigger note is recorded uncounted
 KEPT_GRACE = 30.0  # seconds a file set aside waits for a late write into it before it is read
 
 
@@ -89,6 +93,8 @@ class History:
         self._con.execute("PRAGMA synchronous=NORMAL")
         self._con.executescript(_SCHEMA)
         self._con.commit()
+        self._attributed: dict[str, tuple[str, str]] = {}
+        self.proposals = Proposals(self._con, self._lock)  # writes held for review
 
     def close(self) -> None:
         with self._lock:
@@ -138,10 +144,34 @@ class History:
             newest = self.newest(path)
             if newest is None or newest.hash != content_hash(data):
                 operation = "seen" if newest is None else "edited outside kbtui"
-                fresh.append((path, data, source, operation, 0, 0))
+                who, operation = self._attributed.get(path, (source, operation))
+                added, removed = self._changes_from(newest, data)
+                fresh.append((path, data, who, operation, added, removed))
         if fresh:
             self.record_many(fresh)
         return len(fresh)
+
+    def attribute(self, path: str, source: str | None, operation: str = "") -> None:
+        """From now on, what `observe` finds new in `path` is `source`'s `operation` (a note
+        handed to an editor for the TUI: its saves are the TUI's); None ends it."""
+        with self._lock:
+            if source is None:
+                self._attributed.pop(path, None)
+            else:
+                self._attributed[path] = (source, operation)
+
+    def _changes_from(self, newest: Version | None, data: bytes) -> tuple[int, int]:
+        """Lines added and removed since `newest` (0, 0 for a first sight, or notes too big
+        to compare quickly): what an outside edit did, as kbtui's writes say it."""
+        if newest is None or newest.hash is None or len(data) > COMPARE_LIMIT:
+            return 0, 0
+        try:
+            old = self.data(newest.hash)
+        except KeyError:
+            return 0, 0
+        if len(old) > COMPARE_LIMIT:
+            return 0, 0
+        return line_changes(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
 
     def observe_deleted(self, paths: Iterable[str]) -> None:
         gone = [(p, None, "external", "deleted outside kbtui", 0, 0) for p in paths]
@@ -186,14 +216,24 @@ class History:
             raise KeyError(digest)
         return zlib.decompress(row[0])
 
-    def recent(self, limit: int = 100, since: float = 0.0) -> list[Version]:
-        """The latest versions across the vault, newest first (what changed, by whom)."""
+    def recent(self, limit: int = 100, since: float = 0.0, changes: bool = False) -> list[Version]:
+        """The latest versions across the vault, newest first (what changed, by whom);
+        `changes`: without the first sight of a note (operation "seen"), which changed
+        nothing."""
+        seen = " AND operation != 'seen'" if changes else ""
         with self._lock:
             rows = self._con.execute(
-                f"SELECT {_COLUMNS} FROM versions WHERE time >= ? ORDER BY id DESC LIMIT ?",
+                f"SELECT {_COLUMNS} FROM versions WHERE time >= ?{seen} ORDER BY id DESC LIMIT ?",
                 (since, limit),
             ).fetchall()
         return [_version(r) for r in rows]
+
+    def last_id(self) -> int:
+        """A number that grows with every version recorded (0: none): a cheap way for a
+        front end to notice that a note was written, by whichever process."""
+        with self._lock:
+            row = self._con.execute("SELECT coalesce(max(id), 0) FROM versions").fetchone()
+        return int(row[0])
 
     def paths(self) -> list[str]:
         with self._lock:
@@ -214,6 +254,7 @@ class History:
                 "DELETE FROM blobs WHERE hash NOT IN "
                 "(SELECT hash FROM versions WHERE hash IS NOT NULL)"
             )
+        self.proposals.prune(cutoff)
         return int(dropped)
 
     def note_kept(self, file: Path, path: str, digest: str | None) -> None:
@@ -252,6 +293,18 @@ class History:
 
     def size_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.path.parent.glob(HISTORY_FILENAME + "*"))
+
+
+def line_changes(old: str, new: str) -> tuple[int, int]:
+    """(lines added, lines removed) from `old` to `new` (as kbtui.vault.edit.diffs counts)."""
+    added = removed = 0
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return added, removed
 
 
 def content_hash(data: bytes) -> str:

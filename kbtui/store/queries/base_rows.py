@@ -207,7 +207,8 @@ class BaseRowQueries:
         e = {"e": [n[1] for n in notes]}
         tags: dict[str, list[str]] = {}
         for eid, tag in self.con.execute(
-            "SELECT entity_id, tag FROM tags WHERE entity_id IN (SELECT unnest($e)) ORDER BY tag",
+            "SELECT entity_id, tag FROM file_tags WHERE entity_id IN (SELECT unnest($e)) "
+            "ORDER BY entity_id, pos",
             e,
         ).fetchall():
             tags.setdefault(eid, []).append(tag)

@@ -107,3 +107,8 @@ class BrowseQueries:
             {"ids": ids},
         ).fetchall()
         return {r[0]: (r[1], r[2]) for r in rows}
+
+    def link_names(self) -> list[tuple[str, str, list[str]]]:
+        """(path, title, aliases) of every indexed file, by path: what `[[` completes."""
+        rows = self.con.execute("SELECT path, title, aliases FROM notes ORDER BY path").fetchall()
+        return [(str(r[0]), str(r[1]), [str(a) for a in r[2] or []]) for r in rows]

@@ -75,7 +75,7 @@ class VaultFileQueries(BaseRowQueries, DataviewQueries):
 
     def base_note_rows(self, paths: Sequence[str] | None = None) -> list[tuple[Any, ...]]:
         """(path, frontmatter JSON text, size, mtime_ns, created_at epoch ms, title, aliases,
-        tags, [(target, rel, heading)], entity id) of every note (or of the notes at
+        tags as written, [(target, rel, heading)], entity id) of every note (or of the notes at
         `paths`), links in the order they were written. Three plain scans grouped here: ~3x
         faster than list() aggregates in one query."""
         where, params = ("", {}) if paths is None else (
@@ -88,9 +88,10 @@ class VaultFileQueries(BaseRowQueries, DataviewQueries):
         ).fetchall()
         ids = {"e": [n[0] for n in notes]}
         only = "" if paths is None else "WHERE list_contains($e, entity_id)"
-        tags: dict[str, list[str]] = {}
+        tags: dict[str, list[str]] = {}  # as written: Bases' file.tags
         for eid, tag in self.con.execute(
-            f"SELECT entity_id, tag FROM tags {only} ORDER BY tag", ids if only else {}
+            f"SELECT entity_id, tag FROM file_tags {only} ORDER BY entity_id, pos",
+            ids if only else {},
         ).fetchall():
             tags.setdefault(eid, []).append(tag)
         links: dict[str, list[tuple[str, str, str]]] = {}

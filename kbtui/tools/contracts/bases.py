@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import READ, ToolSpec
 from kbtui.tools.params import Param
 
 BASE_QUERY = ToolSpec(
     "base_query",
-    "Run a view of an Obsidian base (.base file or a note's ```base block) over the vault: "
-    "rows with the view's columns, groups and summaries, as Obsidian shows them. Without "
-    "file or yaml: lists the vault's bases and their views.",
+    "Run a view of an Obsidian base (.base file or a note's ```base block): rows with the "
+    "view's columns, groups and summaries, as Obsidian shows them. Without file or yaml: "
+    "the vault's bases and their views.",
     {
         "file": Param(
             "string",
@@ -22,5 +22,6 @@ BASE_QUERY = ToolSpec(
         "limit": Param("integer", "Max rows.", default=50, minimum=1, maximum=1000),
     },
     {"rows": [], "columns": []},
+    effects=READ,
 )
 BASE_TOOLS = {BASE_QUERY.name: BASE_QUERY}

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from kbtui.graph.model import ENTITY_TYPES, RELATIONSHIP_TYPES
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 PHASES = ("observation", "reasoning", "planning", "action", "reflection")
 
 _ID = r"^[a-z_]+:[a-z0-9_]+$"
-CHANNEL = Param(
-    "string",
-    "Namespace of entities; omit for the vault's default channel.",
-    min_length=1,
-    max_length=100,
-    pattern=r"^[A-Za-z0-9_.:-]+$",
-)
+# the spec's namespace; the vault is one: said in no words to save an assistant's context
+CHANNEL = Param("string", "", pattern=r"^[A-Za-z0-9_.:-]{1,100}$")
+
+
+# a repeat of the same call changes nothing more (the entity or relation is there)
+ADDS_ONCE = Effects(destructive=False, idempotent=True, scoped=True)
+EXTRACTS = Effects(destructive=False, read_when=("persist", (False,)), scoped=True)  # persist
 
 
 def _entity_id(description: str) -> Param:
@@ -27,10 +27,11 @@ KG_TOOLS = {
     for t in (
         ToolSpec(
             "kg_get_entity",
-            "Get one knowledge-graph entity (a note: person, project, technology, ...) by id "
-            "with its aliases, description, Q-value (learned usefulness 0-1) and access count.",
+            "One knowledge-graph entity (a note: person, project, technology, ...) by id: "
+            "aliases, description, Q-value (learned usefulness 0-1) and access count.",
             {"entityId": _entity_id("Entity id, e.g. person:andrei_clodius.")},
             {"entity": None},
+            effects=READ,
         ),
         ToolSpec(
             "kg_find_entity",
@@ -45,6 +46,7 @@ KG_TOOLS = {
                 "limit": Param("integer", "Max results.", default=10, minimum=1, maximum=50),
             },
             {"entities": [], "count": 0, "totalFound": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_neighbors",
@@ -64,6 +66,7 @@ KG_TOOLS = {
                 "limit": Param("integer", "Max neighbours.", default=20, minimum=1, maximum=100),
             },
             {"entities": [], "relationships": [], "entityCount": 0, "relationshipCount": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_find_path",
@@ -75,6 +78,7 @@ KG_TOOLS = {
                 "maxHops": Param("integer", "Max hops.", default=5, minimum=1, maximum=10),
             },
             {"path": None, "found": False, "hopCount": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_high_utility_entities",
@@ -84,6 +88,7 @@ KG_TOOLS = {
                 "limit": Param("integer", "Max entities.", default=10, minimum=1, maximum=50),
             },
             {"entities": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_context",
@@ -101,12 +106,13 @@ KG_TOOLS = {
                 ),
             },
             {"context": None, "stats": None},
+            effects=READ,
         ),
         ToolSpec(
             "kg_get_phase_context",
-            "Graph context shaped for one ORPAR phase: observation (matching and recently used "
-            "entities), reasoning (subgraph and paths), planning (dependencies, blockers, "
-            "resources), action (tools and technologies), reflection (recent changes).",
+            "Graph context for one ORPAR phase: observation (matching, recently used "
+            "entities), reasoning (subgraph, paths), planning (dependencies, blockers, "
+            "resources), action (tools, technologies), reflection (recent changes).",
             {
                 "channelId": CHANNEL,
                 "phase": Param("string", "The ORPAR phase.", True, enum=PHASES),
@@ -120,6 +126,7 @@ KG_TOOLS = {
                 ),
             },
             {"phaseContext": None, "entityCount": 0, "relationshipCount": 0, "summary": ""},
+            effects=READ,
         ),
         ToolSpec(
             "kg_create_entity",
@@ -140,6 +147,7 @@ KG_TOOLS = {
                 "confidence": Param("number", "Confidence 0-1.", default=0.8, minimum=0, maximum=1),
             },
             {"entity": None},
+            effects=ADDS_ONCE,
         ),
         ToolSpec(
             "kg_create_relationship",
@@ -154,6 +162,7 @@ KG_TOOLS = {
                 "confidence": Param("number", "Confidence 0-1.", default=0.8, minimum=0, maximum=1),
             },
             {"relationship": None},
+            effects=ADDS_ONCE,
         ),
         ToolSpec(
             "kg_extract_from_text",
@@ -171,6 +180,7 @@ KG_TOOLS = {
                 ),
             },
             {"result": None, "entitiesExtracted": 0, "relationshipsExtracted": 0},
+            effects=EXTRACTS,
         ),
         ToolSpec(
             "kg_extract_from_memory",
@@ -186,6 +196,7 @@ KG_TOOLS = {
                 ),
             },
             {"result": None, "entitiesExtracted": 0, "relationshipsExtracted": 0},
+            effects=EXTRACTS,
         ),
         ToolSpec(
             "kg_find_duplicates",
@@ -198,6 +209,7 @@ KG_TOOLS = {
                 ),
             },
             {"duplicates": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_merge_entities",
@@ -215,6 +227,7 @@ KG_TOOLS = {
                 "dryRun": Param("boolean", "List the changes; write nothing.", default=False),
             },
             {"result": None},
+            effects=Effects(read_when=("dryRun", (True,)), scoped=True),
         ),
     )
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, READ, ToolSpec
 from kbtui.tools.params import Param
 
 GROUP_PATTERN = r"^type:[^\s]{1,80}$"
@@ -25,16 +25,14 @@ APP_GRAPH_MAP = ToolSpec(
         "maxNodes": Param("integer", "Nodes at most.", default=60, minimum=2, maximum=300),
     },
     {"map": None},
+    effects=READ,
 )
 
 KG_GRAPH_IMAGE = ToolSpec(
     "kg_graph_image",
-    "Draw part of the knowledge graph as an SVG picture to show the user: an entity and its "
-    "neighbours to `depth` hops (a hub keeps its most linked and most used neighbours plus "
-    "a '+N more' node), or, without entityId, the whole vault as groups by entity type "
-    "sized by notes. Labels never overlap; nodes are coloured by type with a legend; hover "
-    "titles give full names. Returns `svg` (a standalone SVG document) with nodeCount and "
-    "edgeCount.",
+    "Draw part of the knowledge graph as SVG for the user: an entity and its neighbours to "
+    "`depth` hops (hubs keep their most linked, '+N more'), or without entityId the entity "
+    "types as groups. Returns svg, nodeCount, edgeCount.",
     {
         "entityId": Param(
             "string",
@@ -53,6 +51,7 @@ KG_GRAPH_IMAGE = ToolSpec(
         "maxNodes": Param("integer", "Nodes at most.", default=60, minimum=2, maximum=200),
     },
     {"svg": None, "nodeCount": 0, "edgeCount": 0},
+    effects=READ,
 )
 
 GRAPH_MAP_TOOLS = {KG_GRAPH_IMAGE.name: KG_GRAPH_IMAGE}

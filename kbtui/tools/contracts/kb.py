@@ -6,6 +6,7 @@ onto them and `KnowledgeBase.call` validates every call against them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,47 @@ from kbtui.graph.model import ENTITY_TYPES
 from kbtui.tools.params import Param, input_schema
 
 ENTITY_ID_PATTERN = r"^[a-z_]+:[a-z0-9_]+$"
-__all__ = ["ENTITY_ID_PATTERN", "ENTITY_TYPES", "KB_TOOLS", "ToolSpec"]
+__all__ = ["ADDS", "ENTITY_ID_PATTERN", "ENTITY_TYPES", "KB_TOOLS", "READ", "Effects", "ToolSpec"]
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What a tool does to the vault: published as MCP tool annotations (readOnlyHint,
+    destructiveHint, idempotentHint; openWorldHint is always false: nothing leaves the
+    machine) and enforced by the scopes (`kbtui mcp --read-only`, `--write-folders`).
+
+    The default is the careful one: a tool that may write, destroy and not be repeated."""
+
+    read_only: bool = False
+    destructive: bool = True  # may change or remove what is there, not only add
+    idempotent: bool = False  # a repeat with the same arguments changes nothing more
+    # (argument, values): a call with one of these values only reads (persist false, dryRun
+    # true); a missing argument counts as its default
+    read_when: tuple[str, tuple[Any, ...]] | None = None
+    # every note it writes goes through NoteWriter.check_scope: it may serve --write-folders
+    # (a writing tool without it is refused while the caller is held to folders)
+    scoped: bool = False
+    # a writing call can be held for review (`kbtui mcp --review`): its dry run shows the
+    # change and it takes expected_hash, so it can be applied later exactly as proposed
+    reviewable: bool = False
+
+    def annotations(self) -> dict[str, bool]:
+        """The MCP ToolAnnotations, camelCase as published. tools/list has a budget, so a
+        hint is left out where leaving it out says the same to every reader: readOnlyHint
+        and idempotentHint when false (their default, and falsy), destructiveHint and
+        idempotentHint of a read (the spec gives them no meaning there). destructiveHint of
+        a writer is always said: its default is true, but a missing value reads as false."""
+        if self.read_only:
+            return {"readOnlyHint": True, "openWorldHint": False}
+        hints = {"destructiveHint": self.destructive}
+        if self.idempotent:
+            hints["idempotentHint"] = True
+        return {**hints, "openWorldHint": False}
+
+
+READ = Effects(read_only=True, destructive=False, idempotent=True)
+# writes new notes or lines, never takes text away; through NoteWriter (held to folders)
+ADDS = Effects(destructive=False, scoped=True)
 
 
 @dataclass(frozen=True)
@@ -22,18 +63,32 @@ class ToolSpec:
     description: str
     params: dict[str, Param]
     empty: dict[str, Any] = field(default_factory=dict)  # result fields on failure
+    effects: Effects = Effects()
 
     def input_schema(self) -> dict[str, Any]:
         return input_schema(self.params)
 
+    def reads(self, args: Mapping[str, Any] | None = None) -> bool:
+        """True when a call with `args` (raw or checked; the defaults fill what is missing)
+        only reads the vault."""
+        if self.effects.read_only:
+            return True
+        when = self.effects.read_when
+        if when is None:
+            return False
+        name, values = when
+        given = args.get(name) if isinstance(args, Mapping) else None
+        if given is None:
+            given = self.params[name].default
+        return any(type(given) is type(v) and given == v for v in values)
+
 
 KB_SEARCH = ToolSpec(
     "kb_search",
-    "Search the knowledge base (the user's markdown vault: people, projects, meetings, notes) "
-    "with a natural-language question. Hybrid semantic + keyword ranking; one result per "
-    "note with its entity id, title, a snippet (<= 200 chars) and a score in 0..1 (>= 0.6 "
-    "strong, < 0.3 weak). Empty results are a valid answer, not an error. Use kb_get with a "
-    "result's id for the full note.",
+    "Search the user's markdown vault (people, projects, meetings, notes) with a "
+    "natural-language question. Hybrid semantic + keyword; one result per note: entity id, "
+    "title, snippet, score 0..1 (>= 0.6 strong, < 0.3 weak). Empty results are a valid "
+    "answer. kb_get a result's id for the whole note.",
     {
         "query": Param(
             "string", "What to look for, 3-500 characters.", True, min_length=3, max_length=500
@@ -71,13 +126,15 @@ KB_SEARCH = ToolSpec(
             enum=("hybrid", "vector", "keyword"),
         ),
     },
+    effects=READ,
 )
 
 KB_GET = ToolSpec(
     "kb_get",
     "Get one whole note by its exact entity id (type:name, e.g. person:andrei_clodius, as "
     "returned by kb_search): full content with all chunks joined in order, frontmatter "
-    "metadata and chunks_count. Ids are case-sensitive. Faster than kb_search.",
+    "metadata, chunks_count and the file's hash (note_edit's expected_hash). Ids are "
+    "case-sensitive. Faster than kb_search.",
     {
         "id": Param(
             "string",
@@ -88,13 +145,14 @@ KB_GET = ToolSpec(
             pattern=ENTITY_ID_PATTERN,
         ),
     },
+    effects=READ,
 )
 
 GET_CHUNK = ToolSpec(
     "get_chunk",
-    "Get one chunk (a passage of a note) by chunk id (`<entity_id>_chunk_<n>`, from "
-    "kb_search metadata or knowledge_query) with its note's knowledge card (summary and "
-    "takeaways), topic cluster, URLs and the most similar chunks elsewhere in the vault.",
+    "Get one chunk (a passage) by chunk id (`<entity_id>_chunk_<n>`, from kb_search or "
+    "knowledge_query) with its note's knowledge card (summary, takeaways), topic cluster, "
+    "URLs and the most similar chunks elsewhere.",
     {
         "chunk_id": Param(
             "string",
@@ -113,13 +171,13 @@ GET_CHUNK = ToolSpec(
             "boolean", "Leave chunks of the same note out of related_chunks.", default=False
         ),
     },
+    effects=READ,
 )
 
 KNOWLEDGE_IMPORT = ToolSpec(
     "knowledge_import",
-    "Save a document into the user's vault as a new markdown note (in the imports folder), "
-    "split into chunks of chunk_size characters overlapping by chunk_overlap, and index it "
-    "so it is searchable at once. Never overwrites an existing note.",
+    "Save a document as a new markdown note in the vault's imports folder, chunked "
+    "(chunk_size, chunk_overlap) and indexed at once. Never overwrites a note.",
     {
         "title": Param("string", "Document title.", True, min_length=1, max_length=300),
         "content": Param(
@@ -147,13 +205,14 @@ KNOWLEDGE_IMPORT = ToolSpec(
             free_form=True,
         ),
     },
+    effects=ADDS,
 )
 
 KNOWLEDGE_QUERY = ToolSpec(
     "knowledge_query",
-    "Semantic search returning chunks (passages) rather than notes, optionally limited to a "
-    "category or to one document (document_id from knowledge_import, or an entity id). "
-    "Each result has the chunk text, a similarity in 0..1 and its document.",
+    "Semantic search returning chunks (passages), optionally of one category or one "
+    "document (document_id from knowledge_import, or an entity id). Each result: the chunk "
+    "text, a similarity 0..1 and its document.",
     {
         "query": Param("string", "Search query.", True, min_length=1, max_length=500),
         "top_k": Param("integer", "Number of chunks to return.", default=5, minimum=1, maximum=50),
@@ -165,6 +224,7 @@ KNOWLEDGE_QUERY = ToolSpec(
             "boolean", "Include each chunk's document metadata.", default=True
         ),
     },
+    effects=READ,
 )
 
 KB_TOOLS = {t.name: t for t in (KB_SEARCH, KB_GET, GET_CHUNK, KNOWLEDGE_IMPORT, KNOWLEDGE_QUERY)}

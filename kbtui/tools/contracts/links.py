@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, ToolSpec
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN, READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 
@@ -18,10 +18,10 @@ LINK_TOOLS = {
     for t in (
         ToolSpec(
             "kg_suggest_links",
-            "Unlinked mentions: places where a note names an entity (title or alias, whole "
-            "words, any case) without linking it; never in code, frontmatter, links or URLs. "
-            "With entityId: every mention of that entity. Without: the best suggestions "
-            "across the vault (one per pair of notes, pairs already linked left out).",
+            "Unlinked mentions: where a note names an entity (title or alias, whole words, any "
+            "case) without linking it, outside code, frontmatter, links and URLs. With "
+            "entityId: each mention of it; without: the best across the vault (one per pair "
+            "of notes not yet linked).",
             {
                 "entityId": _entity_id("Only mentions of this entity.", required=False),
                 "limit": Param("integer", "Max suggestions.", default=20, minimum=1, maximum=100),
@@ -30,15 +30,15 @@ LINK_TOOLS = {
                 ),
             },
             {"suggestions": [], "count": 0, "totalFound": 0},
+            effects=READ,
         ),
         ToolSpec(
             "kg_rename_entity",
             "Rename or move an entity's note; every link to it (body and frontmatter, any "
-            "form: [[Old]], [[Old|label]], [[Old#Heading]], ![[Old]], path forms, other "
-            "case) is rewritten, labels and headings kept. All files change or none. Use "
-            "dryRun to see the changes first. A name another note already answers to is "
-            "refused unless force; the answer's retargeted lists links that would change "
-            "target.",
+            "form: [[Old|label]], [[Old#Heading]], ![[Old]], paths, other case) is "
+            "rewritten. All files change or none; dryRun shows the changes. A name another "
+            "note answers to is refused unless force; `retargeted` lists links that would "
+            "change target.",
             {
                 "entityId": _entity_id("The entity to rename, e.g. person:ines_duarte."),
                 "newName": Param(
@@ -59,6 +59,7 @@ LINK_TOOLS = {
                 "linksRewritten": 0,
                 "retargeted": [],
             },
+            effects=Effects(read_when=("dryRun", (True,)), scoped=True),
         ),
     )
 }
@@ -73,6 +74,7 @@ LINK_MENTION = ToolSpec(
         "column": Param("integer", "1-based column.", True, minimum=1),
     },
     {"filePath": None},
+    effects=Effects(scoped=True),
 )
 NOTE_MENTIONS = ToolSpec(
     "app_note_mentions",

@@ -3,7 +3,7 @@ the daily note. Kept short: every character of a description is an assistant's c
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.kb import ToolSpec
+from kbtui.tools.contracts.kb import ADDS, READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
 _NOTE = Param("string", "A vault path or a note name as a link would reach it.", max_length=500)
@@ -12,10 +12,9 @@ VAULT_TOOLS = {
     for t in (
         ToolSpec(
             "vault_links",
-            "Obsidian's link lists, resolved as Obsidian does (wikilinks and markdown links, "
-            "attachments): backlinks of a note (files with counts), links out of a note, "
-            "unresolved links (with counts and sources), orphans (no links in), deadends "
-            "(no links out).",
+            "Obsidian's link lists, resolved as Obsidian does (wikilinks, markdown links, "
+            "attachments): a note's backlinks (with counts) or links out; unresolved links "
+            "(counts, sources); orphans (no links in); deadends (no links out).",
             {
                 "kind": Param(
                     "string",
@@ -28,6 +27,7 @@ VAULT_TOOLS = {
                 ),
             },
             {"results": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "tasks_list",
@@ -36,10 +36,16 @@ VAULT_TOOLS = {
             {
                 "status": Param(
                     "string",
-                    "todo, done, all, or one status character.",
+                    "todo (not done), done (done or cancelled), all, or one status character.",
                     default="todo",
                     min_length=1,
                     max_length=4,
+                ),
+                "statusType": Param(
+                    "string",
+                    "Tasks plugin status types, comma-separated: TODO, IN_PROGRESS, ON_HOLD, "
+                    "DONE, CANCELLED, NON_TASK.",
+                    max_length=100,
                 ),
                 "note": _NOTE,
                 "dueBefore": Param(
@@ -50,11 +56,12 @@ VAULT_TOOLS = {
                 "limit": Param("integer", "Max tasks.", default=100, minimum=1, maximum=1_000_000),
             },
             {"results": [], "count": 0},
+            effects=READ,
         ),
         ToolSpec(
             "task_update",
-            "Set one task's status (from tasks_list's file and line). Only that line changes; "
-            "refused if the line no longer holds that task.",
+            "Set one task's status (from tasks_list's file and line) as the Tasks plugin does: "
+            "done date, a recurring task's next occurrence. Refused if the line changed.",
             {
                 "file": Param("string", "Vault path of the note.", True, max_length=500),
                 "line": Param("integer", "1-based line.", True, minimum=1),
@@ -68,6 +75,7 @@ VAULT_TOOLS = {
                 "text": Param("string", "The task's line as listed, to check it.", max_length=2000),
             },
             {"task": None},
+            effects=Effects(destructive=False, scoped=True),  # one status character, in history
         ),
         ToolSpec(
             "daily_append",
@@ -82,6 +90,7 @@ VAULT_TOOLS = {
                 ),
             },
             {"path": None},
+            effects=ADDS,
         ),
     )
 }
@@ -105,6 +114,19 @@ APP_VAULT_TOOLS = {
             {"path": None},
         ),
         ToolSpec("app_outline", "A note's headings.", {"note": _APP_NOTE}, {"results": []}),
+        ToolSpec(
+            "app_tasks_query",
+            "A Tasks plugin query (a ```tasks block's text) over the vault's tasks.",
+            {
+                "query": Param("string", "The query.", True, max_length=100_000),
+                "today": Param("string", "Today's date.", pattern=r"^\d{4}-\d{2}-\d{2}$"),
+                "this": Param(
+                    "string", "The note holding the query (placeholders).", max_length=500
+                ),
+                "markdown": Param("boolean", "Also the results as markdown.", default=False),
+            },
+            {"results": [], "count": 0},
+        ),
         ToolSpec(
             "app_tags",
             "Tags with note counts, or one tag's notes.",

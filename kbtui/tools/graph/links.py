@@ -1,6 +1,8 @@
 """kg_suggest_links (unlinked mentions) and linking one. They read the notes from disk (the
 vault is the truth) and edit them as text through kbtui.vault.edit.relink, so only the characters
-of a link ever change. kg_rename_entity is in kbtui.tools.graph.rename.
+of a link ever change, written through the write path (kbtui.tools.write: the note's encoding
+and line endings, the history, refused if the file changed since it was read).
+kg_rename_entity is in kbtui.tools.graph.rename.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from kbtui.tools.envelope import ConflictError, NotFoundError, ok
 from kbtui.tools.graph.mention_scan import MentionScan
-from kbtui.vault.edit.batch import read_text
+from kbtui.tools.write.service import NoteWriter
+from kbtui.vault.edit.codec import content_hash, decode_for_edit
 from kbtui.vault.edit.relink import find_mentions, link_mention, name_pattern
-from kbtui.vault.edit.write import WriteError, replace_note
+from kbtui.vault.edit.write import WriteError
 
 if TYPE_CHECKING:
     from kbtui.tools.graph.write import GraphWriter
@@ -93,7 +96,7 @@ class LinkTools:
         target = self.graph.require(args["targetEntityId"])
         path = self.vault / source["path"]
         data = path.read_bytes()
-        text, encode = _read(data, source["path"])
+        text = _read(data, source["path"])
         pattern = name_pattern([args["text"]])
         line, column = args["line"], args["column"]
         start = _offset(text, line, column)
@@ -105,17 +108,19 @@ class LinkTools:
                 "suggest again"
             )
         new = link_mention(text, hit.start, hit.end, self.writer._link_ref(target))
-        try:
-            replace_note(path, data, encode(new))
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
+        NoteWriter(self.graph.parts).edit(  # refused as stale if the file changed since
+            source["path"],
+            lambda _: new,
+            f"link {hit.text!r} to {target['id']}",
+            expected_hash=content_hash(data),
+        )
         self.writer.index_paths(source["path"])
         return ok(filePath=source["path"], message=f"Linked {hit.text!r} to {target['id']}")
 
 
-def _read(data: bytes, path: str) -> tuple[str, Any]:
+def _read(data: bytes, path: str) -> str:
     try:
-        return read_text(data)
+        return decode_for_edit(data).text
     except WriteError as exc:
         raise ConflictError(f"{path}: {exc}") from exc
 

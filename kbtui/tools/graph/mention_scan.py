@@ -26,7 +26,7 @@ from typing import Any
 from kbtui.graph.mention_rules import NoteText, is_mention
 from kbtui.graph.named_after import addon_after, named_after_other
 from kbtui.graph.text import is_first_name
-from kbtui.vault.edit.batch import read_text
+from kbtui.vault.edit.codec import decode_for_edit
 from kbtui.vault.edit.relink import NameMatcher, mention_at, name_pattern, name_ranges, words_of
 from kbtui.vault.edit.write import WriteError
 from kbtui.vault.spans import Span, spans
@@ -205,7 +205,7 @@ class MentionScan:
         if cached is not None and cached.stamp == stamp:
             return cached
         try:
-            text = read_text((self.vault / path).read_bytes())[0]
+            text = decode_for_edit((self.vault / path).read_bytes()).text
         except (OSError, WriteError):  # gone since the last pass, or not editable text
             return None
         if len(self._notes) >= NOTE_CACHE:

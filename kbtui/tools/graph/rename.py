@@ -1,7 +1,9 @@
 """kg_rename_entity: a rename or move that every link follows, and never steals one.
 
 The note's links are rewritten as text through kbtui.vault.edit.relink (only a link's characters
-change) and every file is written through kbtui.vault.edit.batch, all or nothing, then indexed.
+change), each note in its own encoding and line endings (kbtui.vault.edit.codec), and every
+file is written through the write path's batch (kbtui.tools.write.batch: all or nothing, never
+over another program's save, each note's versions in the history), then indexed.
 A new name that another note already answers to (file name, title or alias, any case) would
 make that note's links reach this one: refused unless `force`, and then the answer lists
 every link that changes target, found by the index's own resolver (store.links_retargeted).
@@ -9,6 +11,7 @@ every link that changes target, found by the index's own resolver (store.links_r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -18,8 +21,11 @@ from kbtui.store.graph.links import NAME_PRIORITY
 from kbtui.tools.envelope import ConflictError, ValidationError, ok
 from kbtui.tools.graph.read import note_file
 from kbtui.tools.graph.rename_names import new_vault_path
+from kbtui.tools.write.batch import write_batch
+from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.canvas import is_canvas, rewrite_canvas_files
-from kbtui.vault.edit.batch import FileEdit, read_text, write_all
+from kbtui.vault.edit.batch import FileEdit
+from kbtui.vault.edit.codec import decode_for_edit
 from kbtui.vault.edit.relink import MarkdownEdits, retitle, rewrite_links
 from kbtui.vault.edit.write import WriteError
 from kbtui.vault.names import page_title
@@ -141,10 +147,8 @@ class Renamer:
             entity = self.graph.entity(row)
             message = f"Dry run: {moved} would rewrite {counted}; nothing was written"
         else:
-            try:
-                write_all(self.vault, edits, (self.vault / old_path, self.vault / new_path))
-            except WriteError as exc:
-                raise ConflictError(str(exc)) from exc
+            writer = NoteWriter(self.graph.parts)
+            write_batch(writer, edits, (old_path, new_path), f"rename {old_path} -> {new_path}")
             if new_id != row["id"]:  # the id follows the file name: so does its usage history
                 self.store.flush_usage()
                 self.store.carry_usage([(row["id"], new_id)])
@@ -234,7 +238,7 @@ class Renamer:
 
     def _text(self, path: str) -> str | None:
         try:
-            return read_text((self.vault / path).read_bytes())[0]
+            return decode_for_edit((self.vault / path).read_bytes()).text
         except (OSError, WriteError):  # gone since the last pass, or not editable text
             return None
 
@@ -257,11 +261,21 @@ def _lines_linking(text: str, key: str) -> list[tuple[int, str]]:
     return [(i + 1, before[i]) for i, line in enumerate(marked.split("\n")) if line != before[i]]
 
 
-def _read(data: bytes, path: str) -> tuple[str, Any]:
+def _read(data: bytes, path: str) -> tuple[str, Callable[[str], bytes]]:
+    """The note's text (its own line endings) and how to write text back in its encoding;
+    a character the encoding cannot hold is a conflict naming the note, nothing written."""
     try:
-        return read_text(data)
+        note = decode_for_edit(data)
     except WriteError as exc:
         raise ConflictError(f"{path}: {exc}") from exc
+
+    def encode(text: str) -> bytes:
+        try:
+            return note.encode(text)
+        except WriteError as exc:
+            raise ConflictError(f"{path}: {exc}") from exc
+
+    return note.text, encode
 
 
 def _stem(path: str) -> str:

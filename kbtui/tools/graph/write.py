@@ -1,6 +1,7 @@
 """The kg_* tools that change the graph. The vault is the source of truth, so each writes
-markdown first (atomically) and then indexes what it wrote: deleting the index and
-re-indexing yields the same graph."""
+markdown first, through the write path (kbtui.tools.write: atomic, the note's own encoding,
+the history, a merged note to the vault's trash), and then indexes what it wrote: deleting
+the index and re-indexing yields the same graph."""
 
 from __future__ import annotations
 
@@ -12,20 +13,19 @@ from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, 
 from kbtui.tools.graph.entity_note import entity_folder, entity_text, free_stem
 from kbtui.tools.graph.read import KnowledgeGraph, note_file
 from kbtui.tools.params import validate
+from kbtui.tools.write.service import NoteWriter, StaleNoteError
+from kbtui.tools.write.trash import delete_note
 from kbtui.vault.decode import decode_note
+from kbtui.vault.edit.codec import content_hash
 from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
-from kbtui.vault.edit.write import (
-    WriteError,
-    archive_note,
-    replace_note,
-    safe_filename,
-    write_new_note,
-)
+from kbtui.vault.edit.write import safe_filename
 from kbtui.vault.parse import parse_note, slug
 from kbtui.vault.scan import is_markdown
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from kbtui.vault.edit.codec import NoteText
 
 # Which frontmatter key holds each relationship type (the inverse of the store's mapping).
 REL_KEYS = {v: k for k, v in reversed(list(REL_TYPES.items())) if k not in ("embeds", "owner")}
@@ -67,11 +67,8 @@ class GraphWriter:
         channel = args["channelId"] if args["channelId"] != self.graph.default_channel else None
         rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
         text = entity_text(self.store, args, entity_id, rel, channel)
-        try:
-            path = write_new_note(self.vault, folder, stem, text)
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        self.index_paths(path.relative_to(self.vault).as_posix())
+        self.note_writer().create(rel, text, "kg_create_entity")  # that name, or refused
+        self.index_paths(rel)
         entity = self.graph.entity(self.graph.require(entity_id))
         entity["confidence"] = args["confidence"]  # kept in the note only where the vault
         entity["description"] = entity["description"] or args["description"]  # has the key
@@ -92,12 +89,16 @@ class GraphWriter:
         if existing is None:
             ref = self._link_ref(target)
             link = f"[[{ref}|{label}]]" if label else f"[[{ref}]]"
-            original = self._edit(source["path"], REL_KEYS[kind], link)
+            original, written = self._edit(source["path"], REL_KEYS[kind], link)
             self.index_paths(source["path"])
             existing = self._find_rel(start, goal, kind, label)
             if existing is None:  # undo: a failed call leaves the note as it was
-                path = self.vault / source["path"]
-                replace_note(path, path.read_bytes(), original)
+                self.note_writer().edit(
+                    source["path"],
+                    lambda _: original,
+                    "kg_create_relationship undone: the relation did not resolve",
+                    expected_hash=written,
+                )
                 self.index_paths(source["path"])
                 raise ConflictError("the relation did not resolve; the note was left unchanged")
             message = f"Created {kind} from {start} to {goal} in {source['path']}"
@@ -124,24 +125,31 @@ class GraphWriter:
         owners = self.store.entities_named(stem)
         return stem if owners == [target["id"]] else path.rsplit(".", 1)[0]
 
-    def _edit(self, rel_path: str, key: str, link: str) -> bytes:
-        """Add `link` to the note's `key` list; returns the note's bytes before the edit."""
-        path = self.vault / rel_path
-        data = path.read_bytes()
-        text, _ = decode_note(data)
-        try:
-            new = add_to_list(text, key, link)
-            replace_note(path, data, new)
-        except (FrontmatterEditError, WriteError) as exc:
-            raise ConflictError(f"cannot edit {rel_path}: {exc}") from exc
-        return data
+    def note_writer(self) -> NoteWriter:
+        return NoteWriter(self.graph.parts)
+
+    def _edit(self, rel_path: str, key: str, link: str) -> tuple[str, str | None]:
+        """Add `link` to the note's `key` list; returns the note's text before the edit and
+        the hash of its bytes after."""
+        before: list[str] = []
+
+        def change(note: NoteText) -> str:
+            before.append(note.text)
+            try:
+                return add_to_list(note.text, key, link)
+            except FrontmatterEditError as exc:
+                raise ConflictError(f"cannot edit {rel_path}: {exc}") from exc
+
+        written = self.note_writer().edit(rel_path, change, f"kg_create_relationship: {key}")
+        return before[0], written.hash
 
     # -- kg_merge_entities ----------------------------------------------------------------
     def kg_merge_entities(self, args: dict[str, Any]) -> dict[str, Any]:
         """Merge the sources into the target; with dryRun, the same answer from the same plan
         and nothing written: the file that changes, the links it gains, the notes removed
-        (moved under .archive/merged/) and the notes linking to them (left as written; the
-        index resolves them to the target by the aliases it gains, Obsidian does not)."""
+        (to the vault's trash, kbtui.tools.write.trash) and the notes linking to them (left
+        as written; the index resolves them to the target by the aliases it gains, Obsidian
+        does not)."""
         target_id, sources = args["targetEntityId"], list(dict.fromkeys(args["sourceEntityIds"]))
         if not sources:
             raise ValidationError("sourceEntityIds cannot be empty", field="sourceEntityIds")
@@ -149,9 +157,10 @@ class GraphWriter:
             raise ValidationError("the target cannot also be a source", field="sourceEntityIds")
         target = note_file(self.graph.require(target_id), "targetEntityId")
         rows = [note_file(self.graph.require(s), "sourceEntityIds") for s in sources]
-        path = self.vault / target["path"]
-        original = path.read_bytes()
-        text, aliases, links, moved = self._merged_text(decode_note(original)[0], target, rows)
+        writer = self.note_writer()
+        read = {r["path"]: content_hash((self.vault / r["path"]).read_bytes()) for r in rows}
+        original = writer.read(target["path"])  # its own encoding and line endings
+        text, aliases, links, moved = self._merged_text(original.text, target, rows)
         removed = [row["path"] for row in rows]
         linking = {src for r in removed for src, *_ in self.store.obsidian_links(dest_path=r)}
         result: dict[str, Any] = {
@@ -169,19 +178,30 @@ class GraphWriter:
             merged["aliases"] = [*merged["aliases"], *aliases]
             message = (
                 f"Dry run: merging {len(sources)} entities into {target_id} would change "
-                f"{target['path']} and move {len(removed)} note(s) to .archive/merged/; "
+                f"{target['path']} and move {len(removed)} note(s) to the vault's trash; "
                 "nothing was written"
             )
             return ok(result={**result, "mergedEntity": merged}, message=message)
-        try:
-            replace_note(path, original, text)
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        archived = [archive_note(self.vault, row["path"]) for row in rows]
+        for path in [target["path"], *removed]:
+            writer.check_scope(path)  # every note it changes, before any is written
+        merging = f"kg_merge_entities: {', '.join(sources)} into {target_id}"
+        writer.edit(target["path"], lambda _: text, merging, expected_hash=original.hash)
+        trashed: list[str] = []  # each source only as it was read, with its history
+        for row in rows:
+            try:
+                gone = delete_note(
+                    writer, row["path"], read[row["path"]], operation=f"merged into {target_id}"
+                )
+            except StaleNoteError as exc:  # saved by another program since it was read
+                self.index_paths(target["path"])
+                raise StaleNoteError(
+                    f"{target['path']} took the merge, but {exc}", exc.current_hash
+                ) from None
+            trashed.append(gone.extra["trash"])
         self.index_paths(target["path"], *removed)
         self.store.merge_usage(target_id, sources)
         merged = self.graph.entity(self.graph.require(target_id))
-        result = {**result, "mergedEntity": merged, "archived": archived}
+        result = {**result, "mergedEntity": merged, "trashed": trashed}
         return ok(result=result, message=f"Merged {len(sources)} entities into {target_id}")
 
     def _merged_text(
@@ -211,7 +231,9 @@ class GraphWriter:
             appendix.append(f"\n\n## Merged from {row['name']}\n\n{note.body}\n")
         for alias in aliases:
             text = self._add(text, "aliases", alias)
-        return text.rstrip("\n") + "".join(appendix), aliases, links, moved
+        newline = "\r\n" if "\r\n" in text else "\n"  # the appendix in the note's line endings
+        added = "".join(appendix).replace("\n", newline)
+        return text.rstrip("\r\n") + added, aliases, links, moved
 
     def _add(self, text: str, key: str, value: str) -> str:
         try:

@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.service import NoteWriter
 from kbtui.vault.edit.frontmatter import FrontmatterEditError
 from kbtui.vault.edit.property import (
     PropertyValueError,
@@ -24,7 +25,6 @@ from kbtui.vault.edit.property import (
     typed_value,
     value_type,
 )
-from kbtui.vault.edit.write import WriteError, replace_note
 from kbtui.vault.scan import MARKDOWN_SUFFIXES, is_markdown
 from kbtui.vault.spans import body_start
 
@@ -119,12 +119,14 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         if name not in fm:
             raise NotFoundError(f"{path} has no property {name!r}")
         return ok(note=path, name=name, value=fm[name], message=f"{name} of {path}")
-    data, text = _read(parts, path)
+    writer = NoteWriter(parts)
+    note = writer.read(path)  # in its own encoding and line endings (kbtui.tools.write)
+    text = note.text
     try:
         if args["action"] == "set":
             if args.get("value") is None:
                 raise ValidationError("value is required to set a property", field="value")
-            kind = args.get("type") or _type_of(parts, path, text, name, args["value"])
+            kind = args.get("type") or property_type(parts, path, text, name, args["value"])
             value = typed_value(args["value"], kind)
             new = set_property(text, name, value)
         else:
@@ -134,17 +136,14 @@ def property_edit(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     except FrontmatterEditError as exc:
         raise ConflictError(f"{path}: {exc}") from exc
     if new != text:
-        try:
-            replace_note(parts.settings.vault / path, data, new.encode())
-        except WriteError as exc:
-            raise ConflictError(str(exc)) from exc
-        parts.indexer.run(paths=[path])
+        operation = f"property:{args['action']} {name}"
+        writer.edit(path, lambda _: new, operation, expected_hash=note.hash)
     return ok(
         note=path, name=name, changed=new != text, message=f"{args['action']} {name} of {path}"
     )
 
 
-def _type_of(parts: VaultParts, path: str, text: str, name: str, raw: str) -> str:
+def property_type(parts: VaultParts, path: str, text: str, name: str, raw: str) -> str:
     """The type of property `name` as Obsidian has it: `.obsidian/types.json`, else the
     value it holds in this note, else the first value another note holds (the index), else
     the text's own form (a number, true/false, else text)."""

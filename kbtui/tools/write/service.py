@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from kbtui.models import IndexReport
 from kbtui.store.history import History
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
+from kbtui.tools.write.dry import record as _dry
 from kbtui.tools.write.origin import current
 from kbtui.vault.edit.codec import EncodingError, NoteText, content_hash, decode_for_edit
 from kbtui.vault.edit.diffs import line_changes, unified
@@ -42,6 +44,11 @@ class StaleNoteError(ConflictError):
     def __init__(self, message: str, current_hash: str | None) -> None:
         super().__init__(message)
         self.current_hash = current_hash
+        self.extra = {"current_hash": current_hash}  # in the answer: what to read again
+
+
+class NameTaken(ConflictError):
+    """A new note's name was taken by another program as it was created (nothing written)."""
 
 
 class ForbiddenError(ToolError):
@@ -78,6 +85,18 @@ class WriteResult:
         return {**out, **self.extra, **more}
 
 
+def recover_writes(vault: Path, index_dir: Path, history: History) -> int:
+    """Finish the writes a killed process left half done (kbtui.vault.edit.swap.recover): a
+    note set aside goes back under its name, or into the history. Run before every write and
+    when a vault is opened, so after a crash each note holds its old bytes or its new ones.
+    Returns how many files were kept for the history."""
+    found = recover(index_dir / KEEP_FOLDER)
+    for kept, note in found:
+        with contextlib.suppress(ValueError):
+            history.note_kept(kept, note.relative_to(vault).as_posix(), None)
+    return len(found)
+
+
 def vault_path(raw: str) -> str:
     """A vault-relative POSIX path from what a caller gave; refuses escapes."""
     text = raw.strip().replace("\\", "/")
@@ -97,6 +116,7 @@ class NoteWriter:
         self.vault = parts.settings.vault
         self.keep = parts.settings.index_dir / KEEP_FOLDER
         self._own_history: History | None = None
+        self.last_report: IndexReport | None = None  # the index pass of the last write
 
     @property
     def history(self) -> History:
@@ -110,10 +130,7 @@ class NoteWriter:
     def _writing(self) -> Iterator[None]:
         """One write at a time in this process; half-done ones of a killed process first."""
         with self.parts.write_lock:
-            for kept, note in recover(self.keep):
-                with contextlib.suppress(ValueError):
-                    rel = note.relative_to(self.vault).as_posix()
-                    self.history.note_kept(kept, rel, None)
+            recover_writes(self.vault, self.parts.settings.index_dir, self.history)
             yield
             self.history.ingest_kept()
 
@@ -142,14 +159,26 @@ class NoteWriter:
             raise ConflictError(f"{path} is not edited: {exc}") from exc
 
     def check_scope(self, path: str) -> None:
+        """ForbiddenError unless the current origin may write `path`: by the path given and,
+        held to folders, by where it leads (a symbolic link to another folder counts there)."""
         origin = current()
         if origin.read_only:
             raise ForbiddenError(f"{origin.source} is read-only here: {path} was not written")
-        if not origin.allows(path):
+        if not origin.allows(path) or (
+            origin.write_folders and not origin.allows(self._real(path))
+        ):
             folders = ", ".join(origin.write_folders)
             raise ForbiddenError(
                 f"{origin.source} may write only in {folders}: {path} was not written"
             )
+
+    def _real(self, path: str) -> str:
+        """Where `path` leads, links followed, relative to the vault ("/" when outside)."""
+        try:
+            real = (self.vault / path).resolve().relative_to(self.vault.resolve())
+        except (OSError, ValueError):
+            return "/"
+        return real.as_posix()
 
     @staticmethod
     def check_expected(path: str, note: NoteText | None, expected: str | None) -> None:
@@ -192,6 +221,7 @@ class NoteWriter:
         result = WriteResult(path, content_hash(new), note.hash, added, removed, dry_run=dry)
         if dry:
             result.diff = unified(note.text, new_text, path)
+            _dry(path, note.raw, new)
             return result
         if new == note.raw:
             return result
@@ -238,23 +268,79 @@ class NoteWriter:
                     raise ConflictError(f"{path}: {exc}") from exc
                 return self._replace(path, note, new, new_text, operation, dry_run)
             self.check_expected(path, None, expected_hash)
-            data = text.encode("utf-8")
-            added = len(text.splitlines())
-            result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry_run)
-            result.extra["created"] = True
-            if dry_run:
-                result.diff = unified("", text, path)
-                return result
-            full.parent.mkdir(parents=True, exist_ok=True)
-            if not inside(self.vault, full.parent):
-                raise ValidationError(f"{path!r} leaves the vault", field="path")
-            try:
-                create_file(full, data)
-            except FileExistsError:
-                raise ConflictError(f"{path} was created by another program meanwhile") from None
-            self.history.record(path, data, current().source, operation, added, 0)
-            self._index([path])
+            return self._create(path, text.encode("utf-8"), text, operation, dry_run)
+
+    def create_free(
+        self, folder: str, stem: str, text: str, operation: str, suffix: str = ".md"
+    ) -> WriteResult:
+        """A new note in `folder` at the first free name: `stem.md`, `stem 2.md`, ... (an
+        import: never over a file, never refused for the name alone)."""
+        folder = folder.strip("/")
+        for n in range(1, 10_000):
+            name = f"{stem}{suffix}" if n == 1 else f"{stem} {n}{suffix}"
+            path = f"{folder}/{name}" if folder else name
+            self.check_scope(path)
+            with self._writing():
+                full = self.file(path)
+                if full.exists() or full.is_symlink():
+                    continue
+                try:
+                    return self._create(path, text.encode("utf-8"), text, operation, False)
+                except NameTaken:  # another program took the name meanwhile
+                    continue
+        raise ConflictError(f"no free file name for {stem!r} in {folder or 'the vault'!r}")
+
+    def _create(self, path: str, data: bytes, text: str, operation: str, dry: bool) -> WriteResult:
+        """A note where there is none (never over a file another program just made); in the
+        history once it is there, so a refused create leaves no version behind."""
+        full = self.file(path)
+        added = len(text.splitlines())
+        result = WriteResult(path, content_hash(data), None, added, 0, dry_run=dry)
+        result.extra["created"] = True
+        if dry:
+            result.diff = unified("", text, path)
+            _dry(path, None, data)
             return result
+        full.parent.mkdir(parents=True, exist_ok=True)
+        if not inside(self.vault, full.parent):
+            raise ValidationError(f"{path!r} leaves the vault", field="path")
+        try:
+            create_file(full, data)
+        except FileExistsError:
+            raise NameTaken(f"{path} was created by another program meanwhile") from None
+        self.history.record(path, data, current().source, operation, added, 0)
+        self._index([path])
+        return result
+
+    def restore(
+        self, path: str, number: int, expected_hash: str | None = None, dry_run: bool = False
+    ) -> WriteResult:
+        """Put version `number` of `path` back, its very bytes (a write like any other:
+        undoable, refused as stale if the note is not what the caller read); a deleted note
+        comes back at its path."""
+        self.check_scope(path)
+        with self._writing():
+            version = self.history.version(path, number)
+            if version is None:
+                raise NotFoundError(f"{path} has no version {number}")
+            if version.hash is None:
+                raise ValidationError(
+                    f"version {number} of {path} is its deletion; restore an older one",
+                    field="version",
+                )
+            data = self.history.data(version.hash)
+            try:
+                text = decode_for_edit(data).text
+            except EncodingError:
+                text = data.decode("utf-8", errors="replace")
+            operation = f"restore v{number}"
+            full = self.file(path)
+            if not (full.exists() or full.is_symlink()):
+                self.check_expected(path, None, expected_hash)
+                return self._create(path, data, text, operation, dry_run)
+            note = self.read(path)
+            self.check_expected(path, note, expected_hash)
+            return self._replace(path, note, data, text, operation, dry_run)
 
     def remove(
         self,
@@ -280,6 +366,7 @@ class NoteWriter:
             result = WriteResult(path, None, now, 0, len(text.splitlines()), dry_run=dry_run)
             if dry_run:
                 result.diff = unified(text, "", path)
+                _dry(path, raw, None)
                 return result
             self.history.observe([(path, raw)])
             try:
@@ -300,4 +387,4 @@ class NoteWriter:
 
     def _index(self, paths: list[str]) -> None:
         """The index catches up before the answer: a search right after finds the words."""
-        self.parts.indexer.run(paths=paths)
+        self.last_report = self.parts.indexer.run(paths=paths)

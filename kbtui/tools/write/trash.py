@@ -62,8 +62,10 @@ def delete_note(
     expected_hash: str | None = None,
     dry_run: bool = False,
     permanent: bool = False,
+    operation: str = "delete",
 ) -> WriteResult:
-    """Delete the note as the vault's settings say; the answer names where it went."""
+    """Delete the note as the vault's settings say; the answer names where it went.
+    `operation` is what the history says was done (a merge: "merged into ...")."""
     vault = writer.vault
     option: TrashOption = "none" if permanent else trash_option(vault)
     if option == "system" and not dry_run:
@@ -75,7 +77,8 @@ def delete_note(
                 raise StaleNoteError(f"{path} changed since it was read; read it again", now)
             writer.history.observe([(path, raw)])
             if send_to_system_trash(vault / path):
-                writer.history.record(path, None, current().source, "delete to the system trash")
+                done = f"{operation} to the system trash"
+                writer.history.record(path, None, current().source, done)
                 writer.parts.indexer.run(paths=[path])
                 removed = len(raw.splitlines())
                 result = WriteResult(path, None, now, 0, removed)
@@ -83,7 +86,7 @@ def delete_note(
                 return result
         option = "local"  # no desktop trash here: Obsidian falls back to its own too
     target = local_target(vault, path) if option == "local" else None
-    result = writer.remove(path, target, "delete", expected_hash, dry_run)
+    result = writer.remove(path, target, operation, expected_hash, dry_run)
     result.extra["trash"] = (
         target.relative_to(vault).as_posix() if target is not None else "deleted for good"
     )

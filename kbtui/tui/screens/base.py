@@ -41,3 +41,7 @@ class KbScreen(Screen[None]):
 
     def index_changed(self) -> None:
         """The indexer changed notes in the background; refresh what may be stale."""
+
+    def notes_written(self) -> None:
+        """A note was written (the history grew), by this app or another process: an
+        assistant's edit through `kbtui mcp` is indexed without a pass of the indexer."""

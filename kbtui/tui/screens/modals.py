@@ -47,7 +47,8 @@ class ConfirmMerge(ModalScreen[str | None]):
             yield Static(table)
             yield Static(
                 "The entity you keep takes the other's aliases and relationships. The other "
-                "note moves to .archive/ in the vault and links to it keep resolving.",
+                "note goes to the vault's trash (and kbtui's history); links to it keep "
+                "resolving.",
                 id="dialog-body",
             )
             with Horizontal(id="dialog-buttons"):

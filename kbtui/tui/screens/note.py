@@ -1,6 +1,7 @@
 """The note view: the rendered note, its frontmatter, card and cluster, links both ways,
 unlinked mentions both ways (Enter links one) and related passages; history for back
-navigation; `e` edits the file in $EDITOR; `m` renames or moves it (dry run, then confirm)."""
+navigation; `e` edits the file in $EDITOR; `m` renames or moves it (dry run, then confirm);
+`h` its history and `d` delete it (kbtui.tui.writing.note_writes)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from kbtui.cells import cell_safe
 from kbtui.tui.messages import NoteDetails, NoteLoaded, OpenNote, ShowGraph
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note_side import PANELS, ObsidianPanels
+from kbtui.tui.widgets.base_embed import clear_embeds
 from kbtui.tui.widgets.note_panels import HEADING_PREFIX, heading_block
 from kbtui.tui.widgets.note_parts import (
     WIKILINK_SCHEME,
@@ -31,13 +33,14 @@ from kbtui.tui.widgets.note_parts import (
     related_options,
 )
 from kbtui.tui.widgets.results import EntityList
+from kbtui.tui.writing.note_writes import NoteWrites
 
 LINK_LIMIT = 100
 RELATED_LIMIT = 8
 DRAW_WAIT = 2.0  # seconds the details wait for the note to be drawn, at most
 
 
-class NoteScreen(ObsidianPanels):
+class NoteScreen(ObsidianPanels, NoteWrites):
     """One note at a time; following a link keeps the previous one in `history`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -56,7 +59,15 @@ class NoteScreen(ObsidianPanels):
             show=False,
             id="note.back_key",
         ),
-        Binding("e", "edit", "Edit", id="note.edit"),
+        Binding("e", "edit", "Edit", tooltip="Edit in $VISUAL / $EDITOR", id="note.edit"),
+        Binding(
+            "i",
+            "edit_here",
+            "Edit here",
+            tooltip="Edit in kbtui ([[ and # complete, ctrl+s saves)",
+            show=False,
+            id="note.edit_here",
+        ),
         Binding("g", "graph", "Graph map", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
         Binding("b", "focus_panel('note-backlinks')", "Backlinks", id="note.backlinks"),
@@ -179,6 +190,11 @@ class NoteScreen(ObsidianPanels):
         if self.note is not None and self.note.get("ok"):
             self.kb.edit_note(self.entity_id, str(self.note["metadata"]["file_path"]))
 
+    def action_edit_here(self) -> None:
+        """`i`: the in-app editor on this note; the view shows what was saved after."""
+        if self.note is not None and self.note.get("ok") and "pages" not in self.note:
+            self.kb.open_editor(str(self.note["metadata"]["file_path"]), self.action_reload)
+
     def index_changed(self) -> None:
         """After each pass (a save anywhere in the vault): the note, links and details again,
         not its unlinked mentions, whose scan reads every note of the vault (seconds at 6.6k
@@ -257,6 +273,7 @@ class NoteScreen(ObsidianPanels):
         same = self.note is not None and self.note.get("id") == message.entity_id
         note = self.note = message.note
         body = self.query_one("#note-body", Markdown)
+        clear_embeds(body)  # the last note's bases, never drawn above this one
         title = self.query_one("#note-title", Static)
         if not note.get("ok"):
             title.update(Text(f"✗ {message.entity_id}", style="bold red"))
@@ -280,7 +297,8 @@ class NoteScreen(ObsidianPanels):
         await body.update(note_markdown(content))
         if "pages" not in note:
             self.show_base_embeds(message.entity_id, content, str(meta.get("file_path", "")))
-        self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
+        if not same:  # the same note again (written meanwhile): read on where you were
+            self.query_one("#note-body-scroll", VerticalScroll).scroll_home(animate=False)
         if self.at[0] is not None:
             self.call_after_refresh(self._go_to_line)
         self._load_panels()

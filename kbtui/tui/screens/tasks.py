@@ -64,7 +64,7 @@ class TasksScreen(KbScreen):
             key = f"{task['file']}:{task['line']}"
             self.rows[key] = task
             text = task["text"].strip()
-            done = task["status"] != " "
+            done = task.get("statusType") in ("DONE", "CANCELLED", "NON_TASK")
             table.add_row(
                 Text(f"{task['line']:>5}", style="dim"),
                 Text(cell_safe(text), style="dim strike" if done else ""),

@@ -99,11 +99,17 @@ def embed_body(answer: dict[str, Any]) -> RenderableType:
     return Group(head, shown, Text(foot, style="dim italic"))
 
 
+def clear_embeds(body: Markdown) -> None:
+    """Take the embeds out of the body: they are not markdown blocks, so a new text
+    (`Markdown.update`) leaves them, above the next note's blocks."""
+    for old in body.query(BaseEmbed):
+        old.remove()
+
+
 def place_embeds(body: Markdown, drawn: list[tuple[Embed, dict[str, Any]]]) -> list[BaseEmbed]:
     """Mount each embed's widget right after the innermost block of the body holding its
     link (the body keeps the link itself); one past the end when no block holds it."""
-    for old in body.query(BaseEmbed):
-        old.remove()
+    clear_embeds(body)
     placed: list[BaseEmbed] = []
     blocks = [b for b in body.query(MarkdownBlock) if not isinstance(b, BaseEmbed)]
     for embed, answer in drawn:

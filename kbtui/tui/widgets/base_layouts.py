@@ -63,7 +63,8 @@ def image_label(value: Any) -> Text | None:
 
 
 def group_label(group: dict[str, Any]) -> Text:
-    return Text(f"▸ {group['label'] or '(empty)'} ({len(group['rows'])})", style="bold")
+    """The group's value and rows count; rows without a value: "None", as Obsidian names them."""
+    return Text(f"▸ {group['label'] or 'None'} ({len(group['rows'])})", style="bold")
 
 
 class BaseList(OptionList):

@@ -70,6 +70,12 @@ def status_text(
     last = index.get("last_pass") or {}
     if last.get("skipped"):
         text.append(f" · {last['skipped']} skipped", style="bold red")
+    review = status.get("review") or {}
+    if review.get("pending"):
+        text.append(" │ ")
+        text.append(f"⚑ {review['pending']} to review (f3)", style="bold black on yellow")
+    elif review.get("review"):
+        text.append(" │ review on", style="green")
     return text
 
 

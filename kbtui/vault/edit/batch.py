@@ -1,30 +1,26 @@
-"""Several notes changed as one: each file written atomically, and if any write fails every
-file already written gets its original bytes back (and a moved note its old name), so a
-rename that fixes links in forty notes lands whole or not at all.
+"""Several notes changed as one: a rename that fixes links in forty notes lands whole or not at
+all. Each note is replaced through kbtui.vault.edit.swap (atomic, and never over another
+program's save: a note that changed since it was read stops the batch), then the note is moved
+(never over a file there). If any step fails, every note already written gets its original
+bytes back the same way, the bytes just written being the precondition, and a moved note its
+old name.
 
-Text is edited as the file holds it: encoding, byte-order mark and line endings are kept, so
-the bytes outside an edit stay the same.
+The files only: the caller keeps the notes' history (kbtui.tools.write.batch) and reads and
+encodes their text through kbtui.vault.edit.codec.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtui.vault.edit.write import WriteError, _fsync_dir, inside, replace_note
+from kbtui.vault.edit.swap import StaleError, move_file, replace_file
+from kbtui.vault.edit.write import WriteError, inside
 
-_BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
+# (note, the file set aside and kept, the bytes the note held when it was set aside)
+Kept = Callable[[Path, Path, bytes], None]
 
 
 @dataclass(frozen=True)
@@ -36,46 +32,39 @@ class FileEdit:
     new: bytes
 
 
-def read_text(data: bytes) -> tuple[str, Callable[[str], bytes]]:
-    """The note's text with its own line endings, and how to turn edited text back into bytes
-    of the same encoding, byte-order mark and line endings."""
-    bom, encodings = b"", ["utf-8", "cp1252", "latin-1"]  # as kbtui.vault.decode reads them
-    for mark, name in _BOMS:
-        if data.startswith(mark):
-            bom, encodings = mark, [name]
-            break
-    text, encoding = "", ""
-    for encoding in encodings:
+@dataclass(frozen=True)
+class FileMove:
+    """A note given a new name; `data` is what it holds before the batch (its edit, if the
+    batch has one, is written first)."""
+
+    source: Path
+    target: Path
+    data: bytes
+
+
+def write_all(
+    vault: Path,
+    keep: Path,
+    edits: list[FileEdit],
+    move: FileMove | None = None,
+    kept: Kept | None = None,
+) -> None:
+    """Write every edit, then the move. On any failure every file is put back as it was and
+    the error says what failed: StaleError when another program changed a note meanwhile,
+    else WriteError. `kept` hears of every old file the replacements set aside in `keep`."""
+    for path, expected in [(e.path, e.original) for e in edits] + (
+        [(move.source, move.data)] if move is not None else []
+    ):
         try:
-            text = data[len(bom) :].decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    else:
-        raise WriteError(f"not valid {encodings[0]} after its byte-order mark")
-    if "\x00" in text or re.search("\r(?!\n)", text):
-        raise WriteError("a binary note, or one with bare CR line endings, is not edited")
-
-    def encode(new: str) -> bytes:
-        return bom + new.encode(encoding)
-
-    return text, encode
-
-
-def write_all(vault: Path, edits: list[FileEdit], move: tuple[Path, Path] | None = None) -> None:
-    """Write every edit, then move `move[0]` to `move[1]` (never over an existing file).
-    On any failure every file is put back as it was and WriteError says what failed."""
-    for edit in edits:
-        try:
-            current = edit.path.read_bytes()
+            current = path.read_bytes()
         except FileNotFoundError:
-            gone = f"{edit.path.name} was moved or deleted while it was being edited"
-            raise WriteError(gone) from None
-        if current != edit.original:
-            raise WriteError(f"{edit.path.name} changed on disk while it was being edited")
+            gone = f"{path.name} was moved or deleted while it was being edited"
+            raise StaleError(gone, None) from None
+        if current != expected:
+            raise StaleError(f"{path.name} changed on disk while it was being edited", current)
     created: list[Path] = []
     if move is not None:
-        target = move[1]
+        target = move.target
         if target.exists():
             raise WriteError(f"{target.name} already exists")
         folder = target.parent
@@ -85,51 +74,55 @@ def write_all(vault: Path, edits: list[FileEdit], move: tuple[Path, Path] | None
         if not inside(vault, target.parent):
             raise WriteError("the new name would leave the vault")
     done: list[FileEdit] = []
-    moved = False
+    moved: tuple[Path, bytes, Path] | None = None  # the move back: from, holding, to
     try:
         for edit in edits:
-            replace_note(edit.path, edit.original, edit.new)
+            _replace(edit.path, edit.original, edit.new, keep, kept)
             done.append(edit)
         if move is not None:
             for folder in reversed(created):
                 folder.mkdir()
-            _move(*move)
-            moved = True
+            now = next((e.new for e in edits if e.path == move.source), move.data)
+            move_file(move.source, now, move.target)
+            moved = (move.target, now, move.source)
     except OSError as exc:
-        failed = _restore(done, move if moved else None, created)
+        failed = _restore(done, moved, created, keep, kept)
         detail = f"; could not restore {', '.join(failed)}" if failed else "; nothing was changed"
-        raise WriteError(f"the change was not made ({exc}){detail}") from exc
+        message = f"the change was not made ({exc}){detail}"
+        if isinstance(exc, StaleError):
+            raise StaleError(message, exc.current) from exc
+        raise WriteError(message) from exc
 
 
-def _move(source: Path, target: Path) -> None:
-    """Give `source` the name `target`, refusing to replace a file that appeared meanwhile."""
+def _replace(path: Path, expected: bytes, new: bytes, keep: Path, kept: Kept | None) -> None:
     try:
-        os.link(source, target)
-    except FileExistsError:
-        raise WriteError(f"{target.name} already exists") from None
-    except OSError:  # no hard links on this filesystem: reserve the name, then rename
-        fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        os.close(fd)
-        os.replace(source, target)
-    else:
-        source.unlink()
-    _fsync_dir(target.parent)
-    _fsync_dir(source.parent)
+        swapped = replace_file(path, expected, new, keep)
+    except StaleError as exc:
+        if exc.kept is not None and kept is not None:
+            kept(path, exc.kept, expected)
+        raise
+    if swapped.kept is not None and kept is not None:
+        kept(path, swapped.kept, expected)
 
 
 def _restore(
-    done: list[FileEdit], moved: tuple[Path, Path] | None, created: list[Path]
+    done: list[FileEdit],
+    moved: tuple[Path, bytes, Path] | None,
+    created: list[Path],
+    keep: Path,
+    kept: Kept | None,
 ) -> list[str]:
-    """Undo a partial batch; returns the names that could not be put back."""
+    """Undo a partial batch; returns the names that could not be put back (another program
+    changed them since this batch wrote them: its save stays)."""
     failed: list[str] = []
     if moved is not None:
         try:
-            _move(moved[1], moved[0])
+            move_file(*moved)
         except OSError:
-            failed.append(moved[1].name)
+            failed.append(moved[2].name)
     for edit in reversed(done):
         try:
-            replace_note(edit.path, edit.path.read_bytes(), edit.original)
+            _replace(edit.path, edit.new, edit.original, keep, kept)
         except OSError:
             failed.append(edit.path.name)
     for folder in created:

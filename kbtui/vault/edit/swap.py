@@ -176,6 +176,14 @@ def move_file(path: Path, expected: bytes, target: Path) -> None:
     if not _link(path, target):
         raise WriteError(f"{target.name} already exists")
     held = _read(path)
+    if held is None:  # no hard links here: `_link` renamed the note itself (or it was deleted)
+        if _read(target) != expected:
+            if _link(target, path):
+                target.unlink(missing_ok=True)
+            raise StaleError(f"{path.name} changed on disk since it was read", _read(path))
+        _fsync_dir(path.parent)
+        _fsync_dir(target.parent)
+        return
     if held != expected:
         target.unlink(missing_ok=True)
         raise StaleError(f"{path.name} changed on disk since it was read", held)

@@ -1,7 +1,8 @@
 """Daily notes as Obsidian's Daily notes plugin makes them: `.obsidian/daily-notes.json`
 (`folder`, a Moment.js `format` that may hold folders, `template`) or its defaults (the vault's
 root, YYYY-MM-DD, no template); a template's `{{date}}`, `{{time}}`, `{{date:FORMAT}}`,
-`{{time:FORMAT}}` and `{{title}}` filled in as the Templates plugin does."""
+`{{time:FORMAT}}` and `{{title}}` filled in as the Templates plugin does. Templater's
+commands (`<% ... %>`) are not run: `template_warnings` says so."""
 
 from __future__ import annotations
 
@@ -117,16 +118,46 @@ def daily_path(vault: Path, day: dt.date) -> str:
     return "/".join(p for p in (s.folder, name) if p) + ".md"
 
 
-def new_daily_text(vault: Path, day: dt.date, now: dt.datetime) -> str:
-    """The text a new daily note starts with: its template filled in, else nothing."""
+def _template(vault: Path) -> tuple[str, str] | None:
+    """(vault path, text) of the daily notes' template; None when unset or unreadable."""
     s = daily_settings(vault)
     if not s.template:
-        return ""
-    template = vault / (s.template if s.template.endswith(".md") else s.template + ".md")
+        return None
+    rel = s.template if s.template.endswith(".md") else s.template + ".md"
     try:
-        text = template.read_text("utf-8")
+        return rel, (vault / rel).read_text("utf-8")
     except OSError:
+        return None
+
+
+# Templater (a community plugin) commands: `<% tp.file.title %>`, `<%* code %>`, `<%+ %>`,
+# with `_`/`-` trimming whitespace on either side. Only Templater, inside Obsidian, runs them.
+_TEMPLATER = re.compile(r"<%[*+_-]?.*?[_-]?%>", re.S)
+
+
+def template_warnings(vault: Path) -> list[str]:
+    """What a new daily note copies as written from its template: Templater's commands
+    (kbtui fills in the Templates core plugin's variables only)."""
+    found = _template(vault)
+    commands = _TEMPLATER.findall(found[1]) if found else []
+    if not found or not commands:
+        return []
+    first = " ".join(commands[0].split())
+    first = first if len(first) <= 60 else first[:57] + "..."
+    many = f"{len(commands)} Templater commands" if len(commands) > 1 else "a Templater command"
+    return [
+        f"the template {found[0]} holds {many} ({first}): copied as written, since only the "
+        "Templater plugin inside Obsidian runs them; kbtui fills in {{date}}, {{time}} and "
+        "{{title}} (the Templates core plugin's variables)"
+    ]
+
+
+def new_daily_text(vault: Path, day: dt.date, now: dt.datetime) -> str:
+    """The text a new daily note starts with: its template filled in, else nothing."""
+    found = _template(vault)
+    if found is None:
         return ""
+    text = found[1]
     title = daily_path(vault, day).rsplit("/", 1)[-1][:-3]
     when = dt.datetime.combine(day, now.time())
 

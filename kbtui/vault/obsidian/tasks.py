@@ -10,6 +10,7 @@ import re
 from markdown_it.token import Token
 
 from kbtui.models import Task
+from kbtui.vault.obsidian.task_line import pack, parse_line
 
 _BOX = re.compile(r"^\[(.)\](?:[ \t]|$)")
 _DATE = r"(\d{4}-\d{2}-\d{2})"
@@ -27,13 +28,25 @@ _DATAVIEW_KEYS = {
 }
 _RECURRENCE = re.compile(r"🔁\uFE0F?\s*([^📅⏳🛫✅➕❌🔺⏫🔼🔽⏬🆔⛔^]*)")
 DONE = frozenset("xX")  # Obsidian's done characters; any other is not done
+VERSION = "2"  # bump when tasks read differently: the next pass re-reads every note
 
 
-def find_tasks(tokens: list[Token], lines: list[str], first_line: int) -> tuple[Task, ...]:
-    """Tasks among `tokens` (a markdown-it parse of the body); `lines` are the file's lines and
-    `first_line` the 0-based file line where the parsed body starts."""
+def find_tasks(
+    tokens: list[Token],
+    lines: list[str],
+    first_line: int,
+    hidden: frozenset[int] = frozenset(),
+) -> tuple[Task, ...]:
+    """Tasks among `tokens` (a markdown-it parse of the body); `lines` are the file's lines,
+    `first_line` the 0-based file line where the parsed body starts and `hidden` the 0-based
+    lines inside `%%` and HTML comments (Obsidian lists no task there). Each task carries the
+    nearest heading above it."""
     found: list[Task] = []
+    heading = ""
     for i in range(len(tokens) - 2):
+        if tokens[i].type == "heading_open":
+            heading = tokens[i + 1].content.strip()
+            continue
         if tokens[i].type != "list_item_open" or tokens[i + 1].type != "paragraph_open":
             continue
         inline = tokens[i + 2]
@@ -41,13 +54,13 @@ def find_tasks(tokens: list[Token], lines: list[str], first_line: int) -> tuple[
         if box is None or inline.map is None:
             continue
         n = first_line + inline.map[0]
-        if n >= len(lines):
+        if n >= len(lines) or n in hidden:
             continue
-        found.append(task_of(n + 1, box.group(1), lines[n].rstrip("\r\n")))
+        found.append(task_of(n + 1, box.group(1), lines[n].rstrip("\r\n"), heading))
     return tuple(found)
 
 
-def task_of(line: int, status: str, text: str) -> Task:
+def task_of(line: int, status: str, text: str, heading: str = "") -> Task:
     """A task's fields from its line."""
     fields = {k: "" for k in ("due", "scheduled", "start", "done", "priority", "recurrence")}
     for key, value in _DATAVIEW.findall(text):
@@ -65,7 +78,9 @@ def task_of(line: int, status: str, text: str) -> Task:
     m = _RECURRENCE.search(text)
     if m and m.group(1).strip():
         fields["recurrence"] = m.group(1).strip()
-    return Task(line=line, status=status, text=text, **fields)
+    plugin = parse_line(text)
+    packed = pack(plugin) if plugin is not None else ""
+    return Task(line=line, status=status, text=text, heading=heading, plugin=packed, **fields)
 
 
 def task_line(line: str) -> tuple[str, str, str] | None:

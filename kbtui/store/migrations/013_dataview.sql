@@ -1,4 +1,4 @@
--- Schema 11: what the Dataview plugin reads from a markdown note beside its properties
+-- Schema 13: what the Dataview plugin reads from a markdown note beside its properties
 -- (issue 41; kbtui/vault/obsidian/dv_facts.py): the page's fields (properties and inline
 -- fields, also under their simplified names), its tags as written, its day; and every list
 -- item (tasks among them) with its parent, section, fields, tags and links. Values are JSON
