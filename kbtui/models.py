@@ -38,6 +38,37 @@ class Task:
 
 
 @dataclass(frozen=True)
+class ListItem:
+    """A list item as the Dataview plugin reads it (a task when it has a status)."""
+
+    line: int  # 1-based line of the file
+    parent: int  # 1-based line of the item it sits under; 0 at the top of its list
+    list_line: int  # 1-based first line of the list it belongs to
+    symbol: str  # "-", "*", "+", "1." ...
+    status: str | None  # a task's status character; None for a plain list item
+    text: str  # after the marker and box; continuation lines joined by "\n"
+    line_count: int
+    section: str  # the heading above it as written, "" when none
+    block_id: str  # its `^id`, "" when none
+    fields: str  # JSON {key: [values]} (kbtui.vault.obsidian.dv_values' encoding)
+    tags: tuple[str, ...]  # "#tag" as written
+    links: str  # JSON list of links (the same encoding)
+    # a task's due, completion, created, start and scheduled as Dataview derives them from its
+    # fields: the date's text, "?" for a value that is not a date without a zone, "" for none
+    dates: tuple[str, str, str, str, str] = ("", "", "", "", "")
+
+
+@dataclass(frozen=True)
+class DataviewPage:
+    """What the Dataview plugin adds to a markdown note's properties (kbtui.vault.obsidian)."""
+
+    fields: str  # JSON {key: value}: properties and inline fields, also under simplified names
+    tags: tuple[str, ...]  # file.etags: "#Tag/Sub" as written, body tags first
+    day: str | None  # file.day (kbtui.vault.obsidian.dv_values' date text), if any
+    items: tuple[ListItem, ...] = ()
+
+
+@dataclass(frozen=True)
 class Chunk:
     """A piece of a note's body; start/end are character offsets into the body."""
 
@@ -71,6 +102,7 @@ class ParsedNote:
     # Bases' `file.tags`, as Obsidian's getAllTags gives them: `#` first and the case written,
     # the frontmatter's then the body's, each written form once (`tags` is lower case, no `#`)
     file_tags: tuple[str, ...] = ()
+    dataview: DataviewPage | None = None  # markdown notes only
 
     @property
     def folder(self) -> str:

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
     ("tokenize", "embed_opt", "cells", "memory", "interpreter"),
     ("embed", "vault", "graph", "graphmap", "store"),
-    ("search", "indexing", "bases", "tasksquery"),
+    ("search", "indexing", "bases", "tasksquery", "dataview"),
     ("tools",),
     ("runtime",),
     ("mcp", "tui"),

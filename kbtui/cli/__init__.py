@@ -16,6 +16,7 @@ from kbtui import __version__
 from kbtui.cli.bases import BASE_COMMANDS
 from kbtui.cli.common import err, escape, opened_vault, settings_for, vault_option
 from kbtui.cli.common import out as _out
+from kbtui.cli.dashboards import DATAVIEW_COMMANDS
 from kbtui.cli.graph import GRAPH_COMMANDS
 from kbtui.cli.graph_map import GRAPH_MAP_COMMANDS
 from kbtui.cli.kb import KB_COMMANDS
@@ -239,7 +240,7 @@ def _print_report(report: IndexReport, settings: Settings, verbose: bool = False
 
 for _command in KB_COMMANDS:
     main.add_command(_command)
-for _command in (*MCP_COMMANDS, *SQL_COMMANDS, *BASE_COMMANDS):
+for _command in (*MCP_COMMANDS, *SQL_COMMANDS, *BASE_COMMANDS, *DATAVIEW_COMMANDS):
     main.add_command(_command)
 for _command in (*GRAPH_COMMANDS, *GRAPH_MAP_COMMANDS, *VAULT_COMMANDS, *WRITE_COMMANDS):
     main.add_command(_command)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from kbtui.cli.common import vault_option
-from kbtui.cli.tasks_query import tasks_query
+from kbtui.cli.dashboards import tasks_query
 from kbtui.cli.vault_links import LINK_COMMANDS
 from kbtui.cli.vault_out import call_tool, format_option, print_rows, total_option
 

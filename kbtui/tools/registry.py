@@ -19,12 +19,14 @@ from kbtui.tools.catalog import GRAPH_READS, READS
 from kbtui.tools.catalog import PUBLISHED as CATALOGUE
 from kbtui.tools.chunk_view import get_chunk
 from kbtui.tools.contracts.bases import BASE_TOOLS
+from kbtui.tools.contracts.dataview import APP_DATAVIEW
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import APP_GRAPH_MAP, KG_GRAPH_IMAGE
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.contracts.notes import APP_NOTE_TOOLS, NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
+from kbtui.tools.dataview import DataviewTools
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import context, map_tools
 from kbtui.tools.graph.links import LinkTools
@@ -121,6 +123,7 @@ TOOLS: dict[str, Tool] = {
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
         Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
+        Tool(APP_DATAVIEW, lambda t, a: t.dataview.app_dataview(a), published=False),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
         Tool(VAULT_TOOLS["vault_links"], lambda t, a: obsidian_links.vault_links(t.parts, a)),
@@ -197,6 +200,7 @@ class Toolset:
     links: LinkTools
     renamer: Renamer
     bases: BaseTools
+    dataview: DataviewTools
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
@@ -206,6 +210,7 @@ class Toolset:
         self.links = LinkTools(self.writer)
         self.renamer = Renamer(self.writer)
         self.bases = BaseTools(parts)
+        self.dataview = DataviewTools(parts)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises. Under review an assistant's

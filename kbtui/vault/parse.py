@@ -28,6 +28,7 @@ from kbtui.models import Link, ParsedNote
 from kbtui.vault.canvas import CANVAS_SUFFIX, CanvasError, parse_canvas
 from kbtui.vault.hidden import comment_lines
 from kbtui.vault.names import MAX_ID_LEN, derive_type_and_name, page_title, singular, slug
+from kbtui.vault.obsidian.dv_facts import dataview_page
 from kbtui.vault.obsidian.mdlinks import md_target
 from kbtui.vault.obsidian.tasks import find_tasks
 from kbtui.vault.yaml_text import load_yaml_lenient
@@ -99,6 +100,10 @@ def parse_markdown(path: str, text: str) -> ParsedNote:
     tail = text.rstrip()  # the body is the end of the text, stripped
     at = len(tail) - len(body) if tail.endswith(body) else max(text.find(body), 0)
     first_line = text[:at].count("\n")
+    dataview = None
+    if path.lower().endswith(".md"):  # Dataview reads markdown notes only
+        etags = [*inline_tags, *fm_tags]
+        dataview = dataview_page(path, tokens, lines, first_line, json_safe(meta), etags)
     return ParsedNote(
         path=path,
         entity_id=entity_id,
@@ -119,6 +124,7 @@ def parse_markdown(path: str, text: str) -> ParsedNote:
         ),
         tasks=find_tasks(tokens, lines, first_line, comment_lines(text)),
         file_tags=tuple(_unique(["#" + t for t in fm_tags + inline_tags if t])),
+        dataview=dataview,
     )
 
 

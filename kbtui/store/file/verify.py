@@ -24,6 +24,8 @@ TABLES: dict[str, str] = {
     "links": "SELECT entity_id, target, rel, heading, label, key, form, via FROM links",
     "link_dest": "SELECT entity_id, target, key, dest FROM link_dest",
     "tasks": "SELECT * FROM tasks",
+    "dv_pages": "SELECT * FROM dv_pages",
+    "dv_items": "SELECT * FROM dv_items",
     "entity_names": "SELECT entity_id, key, priority FROM entity_names",
     "relationships": "SELECT rel_id, source_id, target_id, type, label, confidence, origin,"
     " source_key, target_key FROM relationships",

@@ -11,9 +11,10 @@ import duckdb
 import numpy as np
 
 from kbtui.store.queries.base_rows import BaseRowQueries
+from kbtui.store.queries.dv_rows import DataviewQueries
 
 
-class VaultFileQueries(BaseRowQueries):
+class VaultFileQueries(BaseRowQueries, DataviewQueries):
     """Mixed into Store."""
 
     con: duckdb.DuckDBPyConnection
