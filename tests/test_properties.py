@@ -165,8 +165,9 @@ def test_an_index_from_before_gets_the_properties_chunks(vault: Path) -> None:
     con.execute("DELETE FROM chunks WHERE entity_id = 'note:blade_runner'")
     con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     con.close()
-    changed = index(settings, HashEmbedder()).changed  # every note that had no chunk
-    assert sorted(changed) == ["Blade Runner.md", "_broken/empty.md"]
+    # every note that had no chunk (later schemas re-read the other notes once too)
+    changed = index(settings, HashEmbedder()).changed
+    assert {"Blade Runner.md", "_broken/empty.md"} <= set(changed)
     store = Store(settings.db_path)
     try:
         chunks = store.note_chunks("note:blade_runner")
