@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     "tags": (["--counts"], ["tag", "count"]),
     "properties": (["--counts"], ["name", "type", "count"]),
     "base:query": (["Books"], ["File name", "rating"]),
+    "dataview": (["TABLE rating FROM #book SORT rating DESC"], ["File", "rating"]),
 }
 
 
