@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent / "kbtui"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("models", "config"),
-    ("tokenize", "embed_opt", "cells", "memory", "interpreter"),
+    ("tokenize", "embed_opt", "cells", "memory", "interpreter", "textdiff"),
     ("embed", "vault", "graph", "graphmap", "store"),
     ("search", "indexing", "bases", "tasksquery", "dataview"),
     ("tools",),

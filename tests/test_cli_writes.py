@@ -18,7 +18,7 @@ from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.store import Store
 from kbtui.store.history import History
-from kbtui.vault.edit.codec import content_hash
+from kbtui.textdiff import content_hash
 
 PLAN = "# Plan\n\n## Tasks\n\n- one\n\n# Later\n\n## Tasks\n\n- someday\n"
 

@@ -18,8 +18,8 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
+from kbtui.textdiff import content_hash
 from kbtui.tools.write.origin import Origin, acting_as
-from kbtui.vault.edit.codec import content_hash
 
 PLAN = "---\ntags: [plan]\n---\n# Plan\n\n## Tasks\n\n- one\n"
 OTHER = "See [[Plan]] and [[Plan#Tasks]].\n"

@@ -18,9 +18,9 @@ from kbtui.mcp.scope import McpScope
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
+from kbtui.textdiff import content_hash
 from kbtui.tools.catalog import PUBLISHED
 from kbtui.tools.write.origin import Origin, acting_as
-from kbtui.vault.edit.codec import content_hash
 from tests.test_mcp_scope import LIMIT, client, full_token, listed_chars, served
 
 PLAN = "# Plan\n\n## Tasks\n\n- one\n"

@@ -11,12 +11,12 @@ import pytest
 from textual.pilot import Pilot
 
 from kbtui.runtime.runtime import VaultRuntime
+from kbtui.textdiff import content_hash
 from kbtui.tui.edit.completion import context, in_code_block, link_ranker, text_headings
 from kbtui.tui.edit.conflict import ConflictScreen, LeaveEditor
 from kbtui.tui.edit.editor import CountedWrap, EditorScreen, NoteArea, copy_path
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.note import NoteScreen
-from kbtui.vault.edit.codec import content_hash
 from tests.tui_helpers import SIZE, make_app, settle, type_text
 
 pytestmark = pytest.mark.anyio

@@ -14,10 +14,11 @@ from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
+from kbtui.textdiff import content_hash
 from kbtui.tools.envelope import ConflictError
 from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.tools.write.service import ForbiddenError, NoteWriter, StaleNoteError
-from kbtui.vault.edit.codec import content_hash, decode_for_edit
+from kbtui.vault.edit.codec import decode_for_edit
 from kbtui.vault.edit.sections import append_text, edit_section
 from kbtui.vault.edit.swap import StaleError, replace_file
 

@@ -17,11 +17,11 @@ from kbtui.indexing.watcher import ChangeBatch
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
+from kbtui.textdiff import content_hash
 from kbtui.tools.envelope import ConflictError
 from kbtui.tools.write.service import NoteWriter, StaleNoteError
 from kbtui.tools.write.trash import delete_note
 from kbtui.vault.edit import codec, swap
-from kbtui.vault.edit.codec import content_hash
 from kbtui.vault.edit.sections import append_text
 
 NOTE = "note.md"

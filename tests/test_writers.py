@@ -18,9 +18,10 @@ from kbtui.embed import HashEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.store import Store
 from kbtui.store.history import Version
+from kbtui.textdiff import content_hash
 from kbtui.tools.write.origin import Origin, acting_as
 from kbtui.vault.edit.batch import FileEdit, write_all
-from kbtui.vault.edit.codec import content_hash, decode_for_edit
+from kbtui.vault.edit.codec import decode_for_edit
 from kbtui.vault.edit.swap import StaleError
 
 BOM16 = b"\xff\xfe"

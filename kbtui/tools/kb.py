@@ -7,6 +7,7 @@ from typing import Any
 
 from kbtui.models import SearchFilters
 from kbtui.search.service import Mode
+from kbtui.textdiff import content_hash
 from kbtui.tools.base_search import base_document, base_hits
 from kbtui.tools.contracts.kb import ENTITY_TYPES
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
@@ -14,7 +15,6 @@ from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.attachments.pdf import is_pdf, page_of, page_place
 from kbtui.vault.chunk import reassemble
-from kbtui.vault.edit.codec import content_hash
 
 VOICE_TOP_K = 3
 # While more than this share of the passages that take a vector is still waiting for one (a

@@ -14,8 +14,6 @@ path's newest (the base to undo the next change).
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import sqlite3
 import threading
 import time
@@ -25,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbtui.store.history.proposals import Proposals
+from kbtui.textdiff import content_hash, line_changes
 
 HISTORY_FILENAME = "history.sqlite"
 KEEP_DAYS = 7.0
@@ -339,23 +338,6 @@ class History:
 
     def size_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.path.parent.glob(HISTORY_FILENAME + "*"))
-
-
-def line_changes(old: str, new: str) -> tuple[int, int]:
-    """(lines added, lines removed) from `old` to `new` (as kbtui.vault.edit.diffs counts)."""
-    added = removed = 0
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
-
-
-def content_hash(data: bytes) -> str:
-    """sha256 of the raw bytes, hex: the hash writers state (kbtui.vault.edit.codec too)."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def _version(row: tuple[object, ...]) -> Version:

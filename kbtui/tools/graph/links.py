@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kbtui.textdiff import content_hash
 from kbtui.tools.envelope import ConflictError, NotFoundError, ok
 from kbtui.tools.graph.mention_scan import MentionScan
 from kbtui.tools.write.service import NoteWriter
-from kbtui.vault.edit.codec import content_hash, decode_for_edit
+from kbtui.vault.edit.codec import decode_for_edit
 from kbtui.vault.edit.relink import find_mentions, link_mention, name_pattern
 from kbtui.vault.edit.write import WriteError
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kbtui.store.graph.entities import REL_TYPES
+from kbtui.textdiff import content_hash
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, guarded, ok
 from kbtui.tools.graph.entity_note import entity_folder, entity_text, free_stem
@@ -16,7 +17,6 @@ from kbtui.tools.params import validate
 from kbtui.tools.write.service import NoteWriter, StaleNoteError
 from kbtui.tools.write.trash import delete_note
 from kbtui.vault.decode import decode_note
-from kbtui.vault.edit.codec import content_hash
 from kbtui.vault.edit.frontmatter import FrontmatterEditError, add_to_list
 from kbtui.vault.edit.write import safe_filename
 from kbtui.vault.parse import parse_note, slug

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbtui.store.history import Version
+from kbtui.textdiff import content_hash, line_changes
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.tools.notes.files import summary
 from kbtui.tools.notes.history import _data, _text, _version
@@ -15,8 +16,7 @@ from kbtui.tools.notes.where import checked
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter
 from kbtui.tools.write.trash import delete_note
-from kbtui.vault.edit.codec import content_hash
-from kbtui.vault.edit.diffs import line_changes, unified
+from kbtui.vault.edit.diffs import unified
 from kbtui.vault.obsidian.new_file import new_file_folder
 from kbtui.vault.obsidian.templates import template_names, template_settings
 from kbtui.vault.scan import vault_folders

@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from kbtui.store.history import Version
+from kbtui.textdiff import content_hash, line_changes
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.notes.files import summary
 from kbtui.tools.notes.where import history_path, note_path
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter
-from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
-from kbtui.vault.edit.diffs import line_changes, unified
+from kbtui.vault.edit.codec import EncodingError, decode_for_edit
+from kbtui.vault.edit.diffs import unified
 
 _ONLY = {
     "list": (),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kbtui.textdiff import content_hash
 from kbtui.tools.contracts.kb import READ, ToolSpec
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError, ok
 from kbtui.tools.params import Param
@@ -22,7 +23,7 @@ from kbtui.tools.parts import VaultParts
 from kbtui.tools.review.hold import proposals
 from kbtui.tools.write.dry import dry_runs
 from kbtui.tools.write.origin import Origin, acting_as
-from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
+from kbtui.vault.edit.codec import EncodingError, decode_for_edit
 
 Call = Callable[[str, dict[str, Any]], dict[str, Any]]
 _ID = Param("integer", "A proposal's id.", minimum=1)

@@ -16,13 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kbtui.store.history import History, Proposals
+from kbtui.textdiff import content_hash
 from kbtui.tools.contracts.kb import ToolSpec
 from kbtui.tools.envelope import ok
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.dry import dry_runs
 from kbtui.tools.write.origin import current
 from kbtui.tools.write.service import ForbiddenError, NoteWriter
-from kbtui.vault.edit.codec import content_hash
 
 ASSISTANT = "mcp:"  # the origins whose writes review mode holds
 NOTE_WRITERS = "note_write, note_edit or note_delete"

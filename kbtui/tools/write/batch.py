@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kbtui.textdiff import content_hash, line_changes
 from kbtui.tools.envelope import ConflictError
 from kbtui.tools.write.origin import current
 from kbtui.tools.write.service import NoteWriter, StaleNoteError
 from kbtui.vault.edit.batch import FileEdit, FileMove, write_all
-from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
-from kbtui.vault.edit.diffs import line_changes
+from kbtui.vault.edit.codec import EncodingError, decode_for_edit
 from kbtui.vault.edit.swap import StaleError
 from kbtui.vault.edit.write import WriteError
 

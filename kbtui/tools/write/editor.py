@@ -5,11 +5,11 @@ The other program writes the file itself; kbtui writes nothing here."""
 
 from __future__ import annotations
 
+from kbtui.textdiff import content_hash, line_changes
 from kbtui.tools.envelope import NotFoundError
 from kbtui.tools.write.origin import current
 from kbtui.tools.write.service import NoteWriter, WriteResult
-from kbtui.vault.edit.codec import EncodingError, content_hash, decode_for_edit
-from kbtui.vault.edit.diffs import line_changes
+from kbtui.vault.edit.codec import EncodingError, decode_for_edit
 
 EDITED = "edited in $EDITOR"
 

@@ -26,6 +26,7 @@ from typing import Any
 from kbtui.indexing.recovery import memo, recover_writes
 from kbtui.models import IndexReport
 from kbtui.store.history import History
+from kbtui.textdiff import content_hash, line_changes
 from kbtui.tools.envelope import ConflictError, NotFoundError, ToolError, ValidationError
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.dry import record as _dry
@@ -34,11 +35,10 @@ from kbtui.vault.edit import swap
 from kbtui.vault.edit.codec import (
     EncodingError,
     NoteText,
-    content_hash,
     decode_for_edit,
     settled_bytes,
 )
-from kbtui.vault.edit.diffs import line_changes, unified
+from kbtui.vault.edit.diffs import unified
 from kbtui.vault.edit.swap import StaleError, create_file, keep_dir, move_file, replace_file
 from kbtui.vault.edit.write import WriteError, inside
 

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Literal
 
+from kbtui.textdiff import content_hash
 from kbtui.tools.write.origin import current
 from kbtui.tools.write.service import NoteWriter, StaleNoteError, WriteResult
-from kbtui.vault.edit.codec import content_hash
 
 TRASH_FOLDER = ".trash"
 TrashOption = Literal["local", "system", "none"]

@@ -10,12 +10,12 @@ encode back to the very same bytes. New text is written with the note's dominant
 from __future__ import annotations
 
 import codecs
-import hashlib
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtui.textdiff import content_hash
 from kbtui.vault.edit.write import WriteError
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
@@ -30,11 +30,6 @@ _NAMES = {"cp1252": "Windows-1252", "latin-1": "Latin-1"}
 
 class EncodingError(WriteError):
     """The note cannot be edited as text, or new text does not fit the note's encoding."""
-
-
-def content_hash(data: bytes) -> str:
-    """The hash a writer states for what it read: sha256 of the raw bytes, hex."""
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)

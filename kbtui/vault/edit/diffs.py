@@ -5,18 +5,6 @@ from __future__ import annotations
 import difflib
 
 
-def line_changes(old: str, new: str) -> tuple[int, int]:
-    """(lines added, lines removed) from `old` to `new`."""
-    added = removed = 0
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
-
-
 def unified(old: str, new: str, path: str, old_label: str = "", new_label: str = "") -> str:
     """A unified diff of `path` (`a/path` -> `b/path`), line endings shown as plain lines."""
     lines = difflib.unified_diff(

@@ -224,23 +224,7 @@ def replace_file(
     try:
         digest = hashlib.sha256(new).hexdigest()
         with _journal(keep, path, digest, None, memo, kept_hook) as token:
-            now = _read(path)  # most saves by others land long before the swap: refused here
-            if now != expected:
-                gone = now is None
-                why = "was moved or deleted" if gone else "changed on disk since it was read"
-                raise StaleError(f"{path.name} {why}", now)
-            aside = _aside(path, token)
-            try:
-                os.rename(path, aside)
-            except FileNotFoundError:
-                raise StaleError(f"{path.name} was moved or deleted", None) from None
-            at_point("aside")
-            held = aside.read_bytes()
-            if held != expected:
-                kept = _put_back(aside, path, keep, token, kept_hook)
-                raise StaleError(
-                    f"{path.name} was saved by another program as it was replaced", held, kept
-                )
+            aside = _set_aside(path, expected, keep, token, kept_hook, "as it was replaced")
             if not _link(tmp, path):
                 current = _read(path)
                 kept = _keep(aside, keep, token)  # the expected bytes, kept all the same
@@ -262,6 +246,27 @@ def replace_file(
             return Swapped(kept)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _set_aside(path: Path, expected: bytes, keep: Path, token: str, hook: Hook, when: str) -> Path:
+    """Take the note's name by renaming it aside, if it still holds `expected`; the file
+    set aside is then checked again (a save can land between the read and the rename) and
+    put back under its name when it changed. Returns where it was set aside."""
+    now = _read(path)  # most saves by others land long before the swap: refused here
+    if now != expected:
+        why = "was moved or deleted" if now is None else "changed on disk since it was read"
+        raise StaleError(f"{path.name} {why}", now)
+    aside = _aside(path, token)
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        raise StaleError(f"{path.name} was moved or deleted", None) from None
+    at_point("aside")
+    held = aside.read_bytes()
+    if held != expected:
+        kept = _put_back(aside, path, keep, token, hook)
+        raise StaleError(f"{path.name} was saved by another program {when}", held, kept)
+    return aside
 
 
 def _put_back(aside: Path, path: Path, keep: Path, token: str, on_kept: Hook) -> Path | None:
@@ -306,20 +311,7 @@ def move_file(
     target.parent.mkdir(parents=True, exist_ok=True)
     kept_hook = on_kept or _no_hook
     with _journal(keep, path, "", target, memo, kept_hook) as token:
-        now = _read(path)
-        if now != expected:
-            why = "was moved or deleted" if now is None else "changed on disk since it was read"
-            raise StaleError(f"{path.name} {why}", now)
-        aside = _aside(path, token)
-        try:
-            os.rename(path, aside)
-        except FileNotFoundError:
-            raise StaleError(f"{path.name} was moved or deleted", None) from None
-        at_point("aside")
-        held = aside.read_bytes()
-        if held != expected:
-            kept = _put_back(aside, path, keep, token, kept_hook)
-            raise StaleError(f"{path.name} changed on disk since it was read", held, kept)
+        aside = _set_aside(path, expected, keep, token, kept_hook, "as it was moved")
         if not _link(aside, target):
             _put_back(aside, path, keep, token, kept_hook)
             raise WriteError(f"{target.name} already exists")
