@@ -9,6 +9,7 @@ per-channel int8, kbtui.embed_opt: ~2x the chunks/s), made once and checked by s
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -17,7 +18,8 @@ import os
 import re
 import shutil
 import threading
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -254,32 +256,52 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
     name = f"all-MiniLM-L6-v2-int8-{sha[:12]}"
     name += f"-{OPTIMISER_VERSION}-{LAYOUT}" if optimise else ""
     folder = base / "models" / name
-    done = _optimised_ok(folder, tokenizer) if optimise else _complete(folder, model, tokenizer)
-    if not done:
-        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True, exist_ok=True)
-        if optimise:
-            log.info("optimising the embedding model once (~10 s) into %s", folder)
-            try:
-                build_optimised(model, tmp / "model.onnx")
-            except Exception as exc:
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise EmbedderError(
-                    f"could not optimise the embedding model ({exc}); "
-                    "`pip uninstall onnx` makes kbtui use the wheel's model as it is"
-                ) from exc
-            manifest = {"source_sha256": sha, "optimiser": OPTIMISER_VERSION}
-            manifest["sha256"] = _sha256(tmp / "model.onnx")
-            manifest["data_sha256"] = _sha256(tmp / DATA_FILE)
-            (tmp / "kbtui_model.json").write_text(json.dumps(manifest))
-        else:
-            shutil.copyfile(model, tmp / "model.onnx")
-        shutil.copyfile(tokenizer, tmp / "tokenizer.json")
-        (tmp / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 256}))
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
+    with build_lock(base / "models"):
+        ok = _optimised_ok(folder, tokenizer) if optimise else _complete(folder, model, tokenizer)
+        if not ok:
+            _build(folder, model, tokenizer, sha, optimise)
     return folder, sha
+
+
+@contextmanager
+def build_lock(models: Path) -> Iterator[None]:
+    """One build of a cached model at a time across processes (a TUI and an MCP server, or
+    test workers, starting together on a fresh cache): the second waits, then finds the
+    first one's build whole instead of removing it from under its reader."""
+    models.mkdir(parents=True, exist_ok=True)
+    with open(models / ".build.lock", "ab") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build(folder: Path, model: Path, tokenizer: Path, sha: str, optimise: bool) -> None:
+    """Build the model folder under a temporary name and swap it in whole."""
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    if optimise:
+        log.info("optimising the embedding model once (~10 s) into %s", folder)
+        try:
+            build_optimised(model, tmp / "model.onnx")
+        except Exception as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise EmbedderError(
+                f"could not optimise the embedding model ({exc}); "
+                "`pip uninstall onnx` makes kbtui use the wheel's model as it is"
+            ) from exc
+        manifest = {"source_sha256": sha, "optimiser": OPTIMISER_VERSION}
+        manifest["sha256"] = _sha256(tmp / "model.onnx")
+        manifest["data_sha256"] = _sha256(tmp / DATA_FILE)
+        (tmp / "kbtui_model.json").write_text(json.dumps(manifest))
+    else:
+        shutil.copyfile(model, tmp / "model.onnx")
+    shutil.copyfile(tokenizer, tmp / "tokenizer.json")
+    (tmp / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 256}))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
 
 
 def _complete(folder: Path, model: Path, tokenizer: Path) -> bool:

@@ -49,7 +49,6 @@ def test_second_index_embeds_nothing(cli_vault: Path) -> None:
     report = json.loads(again.stdout)
     assert again.returncode == 0
     assert report["new"] == report["changed"] == [] and report["chunks_embedded"] == 0
-    assert report["seconds"] < 1.0
 
 
 def test_search_json_and_table(cli_vault: Path) -> None:

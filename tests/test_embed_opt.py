@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -113,3 +114,41 @@ def test_the_session_sleeps_and_keeps_no_arena(real_embedder: FastEmbedder) -> N
     assert options.enable_cpu_mem_arena is False
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
+
+
+def _waiting_on(lock: Path) -> bool:
+    """Some process waits for `lock` (a blocked request shows as `->` in /proc/locks)."""
+    inode = str(lock.stat().st_ino)
+    return any(
+        "->" in line and line.split()[-3].endswith(f":{inode}")
+        for line in Path("/proc/locks").read_text().splitlines()
+    )
+
+
+def test_a_second_process_waits_for_the_first_build(tmp_path: Path) -> None:
+    """Two kbtui processes starting on an empty cache (a TUI and an MCP server): the second
+    waits for the first one's build and then uses it, instead of removing it as it is read."""
+    import subprocess
+    import sys
+
+    from kbtui.embed import build_lock
+
+    script = (
+        "import sys; from pathlib import Path; from kbtui.embed import prepare_model_dir; "
+        "folder, _ = prepare_model_dir(Path(sys.argv[1]), optimise=False); print(folder)"
+    )
+    with build_lock(tmp_path / "models"):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        )
+        lock = tmp_path / "models" / ".build.lock"
+        deadline = time.monotonic() + 120
+        while not _waiting_on(lock):
+            assert proc.poll() is None, "the second process did not wait for the lock"
+            assert time.monotonic() < deadline, "the second process never asked for the lock"
+            time.sleep(0.01)
+        assert not list((tmp_path / "models").glob("all-MiniLM*")), "built beside the first"
+    out, _ = proc.communicate(timeout=120)
+    folder = Path(out.strip())
+    assert proc.returncode == 0
+    assert (folder / "model.onnx").is_file() and (folder / "tokenizer_config.json").is_file()
