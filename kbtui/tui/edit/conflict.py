@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from kbtui.cells import cell_safe
+from kbtui.tui.writing.diff_view import diff_text as coloured
 
 MINE, THEIRS, COPY = "mine", "theirs", "copy"
 
@@ -31,20 +32,9 @@ def diff_text(old: str | None, new: str | None, old_label: str, new_label: str) 
         tofile=new_label,
         lineterm="",
     )
-    out = Text(no_wrap=False)
-    for line in lines:
-        style = ""
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        out.append(cell_safe(line) + "\n", style=style)
-    if not out.plain:
-        out.append("the two texts are the same", style="dim")
+    out = coloured("\n".join(lines), empty="the two texts are the same")
+    if not out.plain.startswith("the two texts"):
+        out.append("\n")  # a last blank row: the pane's end is visible as such
     return out
 
 

@@ -22,6 +22,7 @@ from kbtui.cells import cell_safe
 from kbtui.tui.edit.conflict import COPY, MINE, THEIRS, ConflictScreen
 from kbtui.tui.screens.base import KbScreen
 from kbtui.tui.widgets.results import EntityList
+from kbtui.tui.writing.diff_view import diff_text as coloured
 
 Envelope = dict[str, Any]
 STATE_STYLE = {"pending": "bold yellow", "accepted": "green", "rejected": "red", "copied": "cyan"}
@@ -51,18 +52,7 @@ def proposal_text(p: dict[str, Any]) -> Group:
     if p.get("outcome"):
         decided = str(p.get("decided")).replace("T", " ")
         head.append(f" {decided}: {cell_safe(str(p['outcome']))}", style="dim")
-    diff = Text()
-    for line in str(p.get("diff") or "").splitlines():
-        style = ""
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        diff.append(cell_safe(line) + "\n", style=style)
+    diff = coloured(str(p.get("diff") or ""))
     return Group(head, Text(), diff)
 
 
