@@ -30,7 +30,10 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     "properties": (["--counts"], ["name", "type", "count"]),
     "base:query": (["Books"], ["File name", "rating"]),
     "dataview": (["TABLE rating FROM #book SORT rating DESC"], ["File", "rating"]),
-    "blocks": ([], ["file", "block", "line", "language", "status", "rows", "message"]),
+    "blocks": (
+        [],
+        ["file", "block", "line", "language", "status", "rows", "error_type", "message"],
+    ),
     "block:run": (["Dash#1"], ["File", "rating"]),
 }
 

@@ -130,14 +130,15 @@ def _cell(value: Any) -> str:
 
 # -- a note's query blocks, and every dashboard of the vault --------------------------------
 _LISTED = ("file", "block", "line", "language")
-_CHECKED = (*_LISTED, "status", "rows", "message")
+_CHECKED = (*_LISTED, "status", "rows", "error_type", "message")
 
 
 @click.command("blocks")
 @vault_option
 @click.argument("note", required=False)
+@click.option("--today", help="Tasks: the day relative dates count from (YYYY-MM-DD).")
 @format_option(("text", "json", "csv", "tsv"), "text")
-def blocks(vault: str | None, note: str | None, fmt: str) -> None:
+def blocks(vault: str | None, note: str | None, today: str | None, fmt: str) -> None:
     """A note's query blocks (```base, ```dataview, ```tasks, ```dataviewjs) with their
     lines; without NOTE, every dashboard of the vault (its .base files too), each run: ok
     with its rows, or the error that stops it. `kbtui block:run NOTE#N` runs one."""
@@ -150,7 +151,7 @@ def blocks(vault: str | None, note: str | None, fmt: str) -> None:
         found: list[dict[str, Any]] = listed["blocks"]
         fields = _LISTED if note else _CHECKED
         for entry in [] if note else found:
-            _check(kb.call("vault_query", _run_args(entry)), entry)
+            _check(kb.call("vault_query", _run_args(entry, today)), entry)
     if fmt == "json":
         records = [{f: e.get(f) for f in fields} for e in found]
         click.echo(json.dumps(records, indent=2, ensure_ascii=False))
@@ -169,20 +170,23 @@ def _line(entry: dict[str, Any], checked: bool) -> str:
     if not checked:
         return f"{where}  {e['language']}"
     if e["status"] != "ok":
-        return f"{where}  {e['language']}  error: {e['message']}"
+        return f"{where}  {e['language']}  error: {e['message'].splitlines()[0]}"
     return f"{where}  {e['language']}  ok ({e['rows']} row{'' if e['rows'] == 1 else 's'})"
 
 
-def _run_args(entry: dict[str, Any]) -> dict[str, Any]:
-    if "block" in entry:
-        return {"file": entry["file"], "block": entry["block"]}
-    return {"language": "base", "file": entry["file"]}  # a .base file: its first view
+def _run_args(entry: dict[str, Any], today: str | None) -> dict[str, Any]:
+    """A listed dashboard run whole (every row counted); a .base file: its first view."""
+    args: dict[str, Any] = {"file": entry["file"], "limit": 100_000}
+    if "block" not in entry:
+        return {**args, "language": "base"}
+    return {**args, "block": entry["block"], **({"today": today} if today else {})}
 
 
 def _check(answer: dict[str, Any], entry: dict[str, Any]) -> None:
     entry["status"] = "ok" if answer["ok"] else "error"
     shown = answer.get("total") if answer.get("truncated") else answer.get("count")
     entry["rows"] = shown if answer["ok"] else None
+    entry["error_type"] = "" if answer["ok"] else answer["error_type"]
     entry["message"] = "" if answer["ok"] else answer["message"]
 
 
