@@ -39,9 +39,11 @@ GRAPH_READS = (
     "kg_get_phase_context",
 )
 # Calls that change nothing but usage counters: safe to run again on the next owner.
+# (vault_query is not here: its Dataview queries share app_dataview's service, which keeps
+# state between calls without a lock of its own, so it runs under the store lock as that does.)
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
-    | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_query", "vault_links", "tasks_list"}
+    | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}
     | {"kg_graph_image", "app_graph_map", "note_read", "app_tasks_query"}
 )
 
