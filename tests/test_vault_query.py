@@ -96,6 +96,8 @@ def test_one_tool_lists_and_runs_every_language(mcp: Client) -> None:
     note = [(b["line"], b["language"]) for b in listed if b["file"] == "Dash.md"]
     assert note == BLOCKS
     assert [b["block"] for b in good(mcp, {"file": "Dash"})["blocks"]] == [1, 2, 3, 4, 5, 6]
+    tasks = good(mcp, {"file": "Dash", "language": "tasks"})["blocks"]
+    assert [b["block"] for b in tasks] == [2, 5, 6]  # numbered among all the note's blocks
     table = good(mcp, {"file": "Dash", "block": 1})
     assert (table["language"], table["file"], table["block"], table["line"]) == (
         "dataview", "Dash.md", 1, 3)  # fmt: skip

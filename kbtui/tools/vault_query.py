@@ -48,11 +48,13 @@ class QueryTools:
                 )
             return self._run(language, query, self._note(file) if file else None, args)
         if file:
-            if language == "base" or _names_base(file):
+            if language == "base" or (language is None and _names_base(file)):
                 return self._run("base", None, None, args)
             try:
                 path = resolve_note(self.parts, file, "file")
             except NotFoundError:  # a base named without .base (Books), as base_query takes
+                if language is not None:
+                    raise
                 return self._run("base", None, None, args)
             return self._listed(self._blocks_of(path, language), args)
         return self._listed(self._vault_blocks(language), args)
