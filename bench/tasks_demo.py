@@ -2,9 +2,13 @@
 kbtui's Tasks query evaluator, in the note that holds it: how many run, how many name an
 instruction kbtui does not run (and which), and crashes (must be 0).
 
-    python bench/tasks_demo.py VAULT [--today 2025-06-18] [--show-errors]
+    python bench/tasks_demo.py VAULT [--today 2025-06-18] [--show-errors] [--grep]
 
-The vault is indexed first (keyword-only, a copy's own index under VAULT/.kbtui)."""
+By default each block runs as `kbtui blocks` and `kbtui block:run NOTE#N` run it: the tool
+vault_query lists the vault's blocks and runs each by its note and number (the other
+languages' blocks are counted too). `--grep` runs every line holding ```tasks instead, as
+`grep` counts them. A crash is an exception or an InternalError envelope. The vault is indexed
+first (keyword-only, a copy's own index under VAULT/.kbtui)."""
 
 from __future__ import annotations
 
@@ -12,14 +16,15 @@ import argparse
 import collections
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
-from kbtui.vault.obsidian.query_blocks import query_blocks
 
 
 def reason(message: str) -> str:
@@ -59,6 +64,29 @@ def grep_blocks(text: str) -> list[tuple[int, str]]:
     return found
 
 
+Call = tuple[str, str, str, dict[str, Any]]
+
+
+def calls(rt: VaultRuntime, vault: Path, today: str, grep: bool) -> Iterator[Call]:
+    """(language, where, tool, arguments) of every block to run."""
+    if not grep:  # as `kbtui blocks` lists them, each run as `kbtui block:run NOTE#N`
+        listed = rt.call("vault_query", {"limit": 100_000})
+        assert listed["ok"], listed
+        for b in listed["blocks"]:
+            if "block" not in b:  # a .base file
+                continue
+            args = {"file": b["file"], "block": b["block"], "today": today}
+            yield b["language"], f"{b['file']}:{b['line']}", "vault_query", args
+        return
+    for path in sorted(vault.rglob("*.md")):
+        rel = path.relative_to(vault).as_posix()
+        if rel.startswith(".") or "/." in rel:
+            continue
+        for line, source in grep_blocks(path.read_text("utf-8")):
+            args = {"query": source, "today": today, "this": rel}
+            yield "tasks", f"{rel}:{line}", "app_tasks_query", args
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("vault", type=Path)
@@ -69,40 +97,35 @@ def main() -> None:
     rt = VaultRuntime(Settings.for_vault(args.vault), HashEmbedder(), watch=False)
     rt.start()
     assert rt.worker.wait_idle(600)
-    ran = failed = crashed = 0
+    counts: dict[str, collections.Counter[str]] = {}
     reasons: collections.Counter[str] = collections.Counter()
     try:
-        for path in sorted(args.vault.rglob("*.md")):
-            rel = path.relative_to(args.vault).as_posix()
-            if rel.startswith(".") or "/." in rel:
+        for language, where, tool, call in calls(rt, args.vault, args.today, args.grep):
+            count = counts.setdefault(language, collections.Counter())
+            try:
+                answer = rt.call(tool, call)
+            except Exception as exc:  # counted: must never happen
+                count["crashed"] += 1
+                print(f"CRASH {where}: {exc!r}")
                 continue
-            text = path.read_text("utf-8")
-            if args.grep:
-                blocks = grep_blocks(text)
-            else:
-                blocks = [(b.line, b.source) for b in query_blocks(text, ("tasks",))]
-            for line, source in blocks:
-                call = {"query": source, "today": args.today, "this": rel}
-                try:
-                    answer = rt.call("app_tasks_query", call)
-                except Exception as exc:  # counted: must never happen
-                    crashed += 1
-                    print(f"CRASH {rel}:{line}: {exc!r}")
-                    continue
-                if answer.get("ok"):
-                    ran += 1
-                elif answer.get("error_type") == "ValidationError":
-                    failed += 1
+            if answer.get("ok"):
+                count["ran"] += 1
+            elif answer.get("error_type") in ("ValidationError", "UnsupportedError"):
+                count["named"] += 1
+                if language == "tasks":
                     reasons[reason(answer.get("message", ""))] += 1
-                    if args.show_errors:
-                        print(f"--- {rel}:{line}\n{answer.get('message')}")
-                else:
-                    crashed += 1
-                    print(f"CRASH {rel}:{line}: {answer}")
+                if args.show_errors:
+                    print(f"--- {where}\n{answer.get('message')}")
+            else:
+                count["crashed"] += 1
+                print(f"CRASH {where}: {answer}")
     finally:
         rt.close()
-    total = ran + failed + crashed
-    print(f"blocks {total}: ran {ran}, named what kbtui does not run {failed}, crashed {crashed}")
+    for language, c in sorted(counts.items(), key=lambda kv: kv[0] != "tasks"):
+        print(
+            f"{language} blocks {c.total()}: ran {c['ran']}, named what kbtui does not run "
+            f"{c['named']}, crashed {c['crashed']}"
+        )
     for name, n in reasons.most_common():
         print(f"  {n:4d}  {name}")
 

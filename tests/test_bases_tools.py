@@ -1,5 +1,6 @@
-"""base_query through MCP (a real `kbtui mcp` subprocess and the SDK's client) and the CLI's
-`kbtui bases`, `base:views`, `base:query` (click's runner), on a small vault written here."""
+"""Bases through MCP (vault_query, which took base_query's place there: a real `kbtui mcp`
+subprocess and the SDK's client) and the CLI's `kbtui bases`, `base:views`, `base:query`
+(click's runner, through the app tool base_query), on a small vault written here."""
 
 from __future__ import annotations
 
@@ -147,11 +148,14 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp]:
     assert "Traceback" not in (vault.parent / "server.log").read_text()
 
 
+BOOKS = {"language": "base", "file": "Books"}
+
+
 def test_mcp_base_query_rows_groups_summaries_and_index(mcp: Mcp) -> None:
     tools = {t.name: t for t in mcp.portal.call(mcp.session.list_tools).tools}
-    listed = tools["base_query"].model_dump_json(by_alias=True, exclude_none=True)
-    assert len(listed) <= 2500 and "bases_list" not in tools
-    answer = mcp.good("base_query", {"file": "Books"})
+    listed = tools["vault_query"].model_dump_json(by_alias=True, exclude_none=True)
+    assert len(listed) <= 2500 and "bases_list" not in tools and "base_query" not in tools
+    answer = mcp.good("vault_query", BOOKS)
     assert [r["path"] for r in answer["rows"]] == [
         "Books/Dune.md",
         "Books/Persuasion.md",
@@ -163,58 +167,63 @@ def test_mcp_base_query_rows_groups_summaries_and_index(mcp: Mcp) -> None:
     }
     assert answer["columns"][1] == {"id": "note.author", "name": "Author"}
     assert answer["index"]["state"] == "ready" and answer["index"]["notes_indexed"] == 4
-    grouped = mcp.good("base_query", {"file": "Books", "view": "By author"})
+    grouped = mcp.good("vault_query", {**BOOKS, "view": "By author"})
     groups = [(g["label"], len(g["rows"]), g["summaries"]["note.rating"]["value"])
               for g in grouped["groups"]]  # fmt: skip
     assert groups == [("Frank Herbert", 1, 9), ("Jane Austen", 2, 15)]
     inline = mcp.good(
-        "base_query",
+        "vault_query",
         {
-            "yaml": "filters: rating >= 8\nviews: [{type: table, order: [file.basename]}]",
+            "language": "base",
+            "query": "filters: rating >= 8\nviews: [{type: table, order: [file.basename]}]",
             "limit": 1,
         },
     )
     assert inline["count"] == 1 and inline["total"] == 2
-    hers = mcp.good("base_query", {"file": "Books", "view": "By rating", "this": "Jane Austen"})
-    assert hers["count"] == 3
-    listing = mcp.good("base_query", {})
-    assert {b["path"] for b in listing["bases"]} == {"Books.base", "Broken.base", "Jane Austen.md"}
+    hers = mcp.good("vault_query", {"file": "Jane Austen", "block": 1})  # `this`: the note
+    assert [r["path"] for r in hers["rows"]] == ["Books/Emma.md", "Books/Persuasion.md"]
+    assert (hers["language"], hers["file"], hers["line"]) == ("base", "Jane Austen.md", 3)
+    listing = mcp.good("vault_query", {})
+    assert {b["file"] for b in listing["blocks"]} == {"Books.base", "Broken.base", "Jane Austen.md"}
 
 
 def test_mcp_base_query_errors_are_structured(mcp: Mcp) -> None:
-    mcp.bad("base_query", {"file": "Books", "yaml": "views: []"}, "ValidationError", "file")
-    mcp.bad("base_query", {"file": "Nope"}, "NotFoundError")
+    mcp.bad("vault_query", {"query": "views: []"}, "ValidationError", "language")
+    mcp.bad("vault_query", {"file": "Nope"}, "NotFoundError")
     answer = mcp.bad(
-        "base_query",
-        {"yaml": "filters:\n  - x\nformulas:\n  a: vacant(x)\n"},
+        "vault_query",
+        {"language": "base", "query": "filters:\n  - x\nformulas:\n  a: vacant(x)\n"},
         "ValidationError",
-        "yaml",
+        "query",
     )
     assert "unsupported function `vacant()`" in answer["message"] and "line 4" in answer["message"]
     answer = mcp.bad(
-        "base_query", {"yaml": "formulas:\n  a: formula.b\n  b: formula.a\n"}, "ValidationError"
+        "vault_query",
+        {"language": "base", "query": "formulas:\n  a: formula.b\n  b: formula.a\n"},
+        "ValidationError",
     )
     assert "formula.a -> formula.b -> formula.a" in answer["message"]
     # a YAML error names the line of the text given, even where the parser stops past its end
     for yaml_text, line in (("filters: [[[", 1), ("views: []\nfilters: [[[\nlimit: 3\n", 2)):
-        answer = mcp.bad("base_query", {"yaml": yaml_text}, "ValidationError", "yaml")
+        base = {"language": "base", "query": yaml_text}
+        answer = mcp.bad("vault_query", base, "ValidationError", "query")
         assert answer["message"].startswith(f"line {line}: not valid YAML"), answer["message"]
-    mcp.bad("base_query", {"file": "Books", "view": "Missing"}, "ValidationError")
-    mcp.bad("base_query", {"file": "Books", "limit": 0}, "ValidationError", "limit")
+    mcp.bad("vault_query", {**BOOKS, "view": "Missing"}, "ValidationError")
+    mcp.bad("vault_query", {**BOOKS, "limit": 0}, "ValidationError", "limit")
 
 
 def test_a_saved_base_is_listed_and_answers_live(mcp: Mcp) -> None:
     (mcp.vault / "Later.base").write_text("filters: rating > 8\n", encoding="utf-8")
     # waits are deadlines for a save never seen, not speed bounds (bench/watch_latency.py)
     assert mcp.wait_for(
-        lambda: any(b["path"] == "Later.base" for b in mcp.good("base_query", {})["bases"]), 60
+        lambda: any(b["file"] == "Later.base" for b in mcp.good("vault_query", {})["blocks"]), 60
     )
-    assert [r["path"] for r in mcp.good("base_query", {"file": "Later"})["rows"]] == [
+    assert [r["path"] for r in mcp.good("vault_query", {"file": "Later"})["rows"]] == [
         "Books/Dune.md"
     ]
     (mcp.vault / "Later.base").write_text("views: [{type: nope}]\n", encoding="utf-8")
     assert mcp.wait_for(lambda: "Later.base" in mcp.status()["stats"].get("broken_bases", {}), 60)
-    assert set(PUBLISHED) >= {"base_query"}
+    assert "vault_query" in PUBLISHED and "base_query" not in PUBLISHED
 
 
 def test_cli_prints_a_map_views_coordinates(tmp_path: Path) -> None:

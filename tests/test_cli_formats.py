@@ -19,6 +19,7 @@ NOTES = {
     "Dune.md": "---\ntags: [book]\nrating: 9\n---\nSee [[Emma]] and [[Ghost]].\n\n"
     '- [ ] Read "it"\n',
     "Emma.md": "---\ntags: [book, classic]\nrating: 7\n---\nSee [[Dune]]. #classic\n",
+    "Dash.md": "```dataview\nTABLE rating FROM #book SORT rating DESC\n```\n",
 }
 # every command with a tsv format, the arguments it runs with here, its header
 COMMANDS: dict[str, tuple[list[str], list[str]]] = {
@@ -29,6 +30,11 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     "properties": (["--counts"], ["name", "type", "count"]),
     "base:query": (["Books"], ["File name", "rating"]),
     "dataview": (["TABLE rating FROM #book SORT rating DESC"], ["File", "rating"]),
+    "blocks": (
+        [],
+        ["file", "block", "line", "language", "status", "rows", "error_type", "message"],
+    ),
+    "block:run": (["Dash#1"], ["File", "rating"]),
 }
 
 

@@ -238,6 +238,7 @@ def exit_if_never_indexed(response: dict[str, Any], as_json: bool) -> None:
     index it (exit 1), not "No results." (or "no bases", "0 rows") with exit 0."""
     index = response.get("index") or {}
     found = response.get("results") or response.get("bases") or response.get("rows")
+    found = found or response.get("blocks")
     if found or index.get("notes_indexed") != 0 or index.get("state") != "ready":
         return
     if not as_json:

@@ -19,6 +19,7 @@ WITH_INDEX_STATE = frozenset(
         *GRAPH_READS,
         "kg_find_duplicates",
         "base_query",
+        "vault_query",
         "app_dataview",
         "vault_links",
         "tasks_list",

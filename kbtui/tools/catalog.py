@@ -3,20 +3,21 @@ needs (`kbtui search` through a running owner loads neither DuckDB nor the model
 
 from __future__ import annotations
 
-from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.contracts.graph import KG_TOOLS
 from kbtui.tools.contracts.graph_map import GRAPH_MAP_TOOLS
 from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_TOOLS
 from kbtui.tools.contracts.notes import NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import VAULT_TOOLS
+from kbtui.tools.contracts.query import QUERY_TOOLS
 
 # The published tools by subject: `kbtui mcp --tools kb,vault` offers these groups only.
 SUBJECTS: dict[str, dict[str, ToolSpec]] = {
     "kb": KB_TOOLS,  # search, notes by id, passages, import
     "graph": {**KG_TOOLS, **GRAPH_MAP_TOOLS, **LINK_TOOLS},  # the knowledge graph
-    # Obsidian's own: bases, links, tasks, daily; and the notes themselves (read, write, history)
-    "vault": {**BASE_TOOLS, **VAULT_TOOLS, **NOTE_TOOLS},
+    # Obsidian's own: dashboards (bases, Dataview, Tasks queries), links, tasks, daily; and the
+    # notes themselves (read, write, history)
+    "vault": {**QUERY_TOOLS, **VAULT_TOOLS, **NOTE_TOOLS},
 }
 # what MCP offers
 PUBLISHED: dict[str, ToolSpec] = {n: s for group in SUBJECTS.values() for n, s in group.items()}
@@ -38,6 +39,8 @@ GRAPH_READS = (
     "kg_get_phase_context",
 )
 # Calls that change nothing but usage counters: safe to run again on the next owner.
+# (vault_query is not here: its Dataview queries share app_dataview's service, which keeps
+# state between calls without a lock of its own, so it runs under the store lock as that does.)
 READS = frozenset(
     {"kb_search", "kb_get", "get_chunk", "knowledge_query", "kg_find_duplicates"}
     | {*GRAPH_READS, "kg_suggest_links", "base_query", "vault_links", "tasks_list"}

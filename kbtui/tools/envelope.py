@@ -59,6 +59,13 @@ class ConflictError(ToolError):
     error_type = "ConflictError"
 
 
+class UnsupportedError(ToolError):
+    """The vault holds what kbtui does not run (a DataviewJS block): named, so the caller
+    never takes an empty answer for the block's result."""
+
+    error_type = "UnsupportedError"
+
+
 class UnavailableError(ToolError):
     """The index cannot be reached right now (spec 000/001: TRANSIENT, retryable)."""
 

@@ -26,6 +26,7 @@ from kbtui.tools.contracts.kb import KB_TOOLS, ToolSpec
 from kbtui.tools.contracts.links import LINK_MENTION, LINK_TOOLS, NOTE_MENTIONS
 from kbtui.tools.contracts.notes import APP_NOTE_TOOLS, NOTE_TOOLS
 from kbtui.tools.contracts.obsidian import APP_VAULT_TOOLS, VAULT_TOOLS
+from kbtui.tools.contracts.query import VAULT_QUERY
 from kbtui.tools.dataview import DataviewTools
 from kbtui.tools.envelope import ToolError, UnavailableError, ValidationError, guarded
 from kbtui.tools.graph import context, map_tools
@@ -49,6 +50,7 @@ from kbtui.tools.params import validate
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.review import decide as review
 from kbtui.tools.review.hold import held, propose
+from kbtui.tools.vault_query import QueryTools
 from kbtui.tools.write.scope import check_call
 
 Handler = Callable[["Toolset", dict[str, Any]], dict[str, Any]]
@@ -122,7 +124,9 @@ TOOLS: dict[str, Tool] = {
         Tool(KG_GRAPH_IMAGE, lambda t, a: map_tools.graph_image(t.parts, a)),
         Tool(LINK_TOOLS["kg_suggest_links"], lambda t, a: t.links.kg_suggest_links(a)),
         Tool(LINK_TOOLS["kg_rename_entity"], lambda t, a: t.renamer.kg_rename_entity(a)),
-        Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a)),
+        Tool(VAULT_QUERY, lambda t, a: t.queries.vault_query(a)),
+        # the TUI's and `kbtui base:query`'s; MCP offers bases through vault_query
+        Tool(BASE_TOOLS["base_query"], lambda t, a: t.bases.base_query(a), published=False),
         Tool(APP_DATAVIEW, lambda t, a: t.dataview.app_dataview(a), published=False),
         Tool(LINK_MENTION, lambda t, a: t.links.link_mention(a), published=False),
         Tool(NOTE_MENTIONS, lambda t, a: t.links.note_mentions(a), published=False),
@@ -201,6 +205,7 @@ class Toolset:
     renamer: Renamer
     bases: BaseTools
     dataview: DataviewTools
+    queries: QueryTools
 
     def __init__(self, parts: VaultParts) -> None:
         self.parts = parts
@@ -211,6 +216,7 @@ class Toolset:
         self.renamer = Renamer(self.writer)
         self.bases = BaseTools(parts)
         self.dataview = DataviewTools(parts)
+        self.queries = QueryTools(parts, self.bases, self.dataview)
 
     def call(self, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run tool `name` with raw arguments; never raises. Under review an assistant's

@@ -111,8 +111,18 @@ class VaultFileQueries(BaseRowQueries, DataviewQueries):
 
     def paths_with_base_blocks(self) -> list[str]:
         """Vault paths of the notes holding a ```base code block."""
+        return self.paths_with_code_blocks(("base",))
+
+    def paths_with_code_blocks(self, languages: Sequence[str]) -> list[str]:
+        """Vault paths of the notes whose text holds a code fence (```x or ~~~x) of one of
+        `languages`: the candidates; the caller parses each note to be sure."""
+        fences = [f"%{fence}{language}%" for language in languages for fence in ("```", "~~~")]
+        if not fences:
+            return []
         rows = self.con.execute(
-            """SELECT DISTINCT n.path FROM chunks c JOIN notes n USING (entity_id)
-               WHERE c.content LIKE '%```base%' OR c.content LIKE '%~~~base%' ORDER BY 1"""
+            "SELECT DISTINCT n.path FROM chunks c JOIN notes n USING (entity_id) WHERE "
+            + " OR ".join("c.content LIKE ?" for _ in fences)
+            + " ORDER BY 1",
+            fences,
         ).fetchall()
         return [r[0] for r in rows]
