@@ -29,7 +29,7 @@ EDGE_LABEL_STYLE = Style(color="grey62", italic=True)
 LOOKS = (FAINT_EDGE_STYLE, EDGE_STYLE, HOT_EDGE_STYLE)
 # cells a frame needs per edge to draw the faint cross links at all: on a small terminal
 # they only fill the gaps between labels with dots (the spine and the selection's stay)
-FAINT_ROOM = 40
+FAINT_ROOM = 100
 # braille dot bits by (x in 0..1, y in 0..3) inside one cell
 DOTS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
 
