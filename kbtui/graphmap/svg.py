@@ -132,7 +132,7 @@ def legend_column(kinds: list[tuple[str, str]]) -> float:
 
 
 EDGE_LOOKS = (  # (class, stroke, opacity, width): cross links faint, the spine plain
-    ("edges faint", "#b4b9bf", "0.45", "0.8"),
+    ("edges faint", "#a9aeb4", "0.5", "0.8"),
     ("edges", "#7d838a", "0.9", "1.2"),
 )
 
