@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
@@ -21,7 +22,16 @@ from kbtui.graphmap.canvas import (
 from kbtui.graphmap.layout import layout
 from kbtui.graphmap.model import MapEdge, MapNode, Neighbourhood, spine
 from kbtui.graphmap.place import Rows
-from kbtui.graphmap.png import _cmap, drawable, font_files, is_symbol, to_png
+from kbtui.graphmap.png import (
+    FIRST,
+    _cmap,
+    drawable,
+    font_files,
+    is_symbol,
+    missing,
+    system_fonts,
+    to_png,
+)
 from kbtui.graphmap.svg import CHAR, to_svg
 from tests.graphmap_kit import made_up
 
@@ -112,6 +122,17 @@ def test_a_symbol_no_font_has_is_dropped_cleanly() -> None:
     assert not any(is_symbol(c) for t in texts for c in t or "")
     private = [t.text for t in ET.fromstring(drawable(svg, font_files())).iter(f"{SVG}text")]
     assert "🗂️ hub ok" in private  # the emoji drawn, the private-use character dropped
+
+
+def test_a_symbol_only_a_system_font_has_is_kept() -> None:
+    """resvg loads the system's fonts too: DejaVu's ★ and ✓ are not in the bundled ones."""
+    bundled = [f for f in font_files() if Path(f).name.startswith(FIRST)]
+    theirs = {chr(c) for f in system_fonts()[:1] for c in _cmap(f) if is_symbol(chr(c))}
+    only = sorted(c for c in theirs if missing({c}, bundled))
+    if not only:
+        pytest.skip("no system font with a symbol the bundled fonts lack")
+    assert missing(set(only[:3]), bundled, budget=5.0) == set()
+    assert missing(set(only[:3]), bundled) == set(only[:3])  # no budget: not looked for
 
 
 def test_the_centre_has_room_round_it_and_a_cluster_does_not_take_one_side() -> None:
