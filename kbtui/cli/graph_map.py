@@ -68,12 +68,11 @@ def graph(
 
 
 def _png(svg: str) -> bytes:
-    """The SVG rasterised by resvg (Rust, in the wheel: no system library; text needs any
-    installed font, as a browser would)."""
-    import resvg_py
+    """The SVG rasterised by resvg with the bundled fonts (kbtui.graphmap.png)."""
+    from kbtui.graphmap.png import to_png
 
     try:
-        return bytes(resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff"))
+        return to_png(svg)
     except ValueError as exc:
         raise click.ClickException(f"could not render the PNG: {exc}") from exc
 

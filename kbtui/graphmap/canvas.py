@@ -15,14 +15,21 @@ from rich.style import Style
 from rich.text import Text
 
 from kbtui.graphmap.colours import hood_palette, kind_of
-from kbtui.graphmap.model import Layout, MapNode
+from kbtui.graphmap.model import Layout, MapNode, spine
 from kbtui.graphmap.place import Rows, place
 
 Direction = Literal["left", "right", "up", "down"]
 MAX_LABEL = 24
-EDGE_STYLE = Style(color="grey42")
+# an edge's cell takes the strongest look of the edges through it: the selection's, then
+# the spine (how each node is reached from the centre), then the faded cross links
 HOT_EDGE_STYLE = Style(color="white")
+EDGE_STYLE = Style(color="grey50")
+FAINT_EDGE_STYLE = Style(color="grey27")
 EDGE_LABEL_STYLE = Style(color="grey62", italic=True)
+LOOKS = (FAINT_EDGE_STYLE, EDGE_STYLE, HOT_EDGE_STYLE)
+# cells a frame needs per edge to draw the faint cross links at all: on a small terminal
+# they only fill the gaps between labels with dots (the spine and the selection's stay)
+FAINT_ROOM = 100
 # braille dot bits by (x in 0..1, y in 0..3) inside one cell
 DOTS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
 
@@ -81,6 +88,15 @@ def place_labels(
         got = place(todo, rows, reach, row_weight=2.0, whole=True)
         for key, (bx, by) in got.items():
             boxes[key] = (int(bx), by, sizes[key])
+    most = max(limit, width // 2)
+    for node in nodes:  # then each grows into the room its neighbours left, most important first
+        if node.id in boxes:
+            col, row, size = boxes[node.id]
+            want = min(cell_len(label_of(node)), most)
+            if want > size:
+                left, new = rows.widen(row, float(col), float(size), float(want), True, spare=1.0)
+                text = shorten(label_of(node), int(new))  # a wide character may not fit
+                boxes[node.id] = (int(left), row, cell_len(text))
     return boxes
 
 
@@ -118,25 +134,28 @@ def draw(
         for c in range(col, col + size):
             label_cell[(c, row)] = key
     bits: dict[tuple[int, int], int] = {}
-    hot: set[tuple[int, int]] = set()
+    look: dict[tuple[int, int], int] = {}  # cell -> the strongest edge through it (LOOKS)
     centres = {k: (2 * c + size, 4 * r + 2) for k, (c, r, size) in boxes.items()}
-    for edge in layout.hood.edges:
+    plain = spine(layout.hood)
+    faint = width * height >= FAINT_ROOM * len(layout.hood.edges)
+    for i, edge in enumerate(layout.hood.edges):
         if edge.source not in centres or edge.target not in centres:
             continue
-        is_hot = selected in (edge.source, edge.target)
+        strength = 2 if selected in (edge.source, edge.target) else int(i in plain)
+        if strength == 0 and not faint:
+            continue
         for x, y in _edge_dots(centres[edge.source], centres[edge.target]):
             cell = (x // 2, y // 4)
             if cell in label_cell or not (0 <= cell[0] < width and 0 <= cell[1] < height):
                 continue
             bits[cell] = bits.get(cell, 0) | DOTS[x % 2][y % 4]
-            if is_hot:
-                hot.add(cell)
+            look[cell] = max(look.get(cell, 0), strength)
     words = _edge_words(layout, boxes, width, height) if edge_labels else {}
     grid = [[" "] * width for _ in range(height)]
     styles: list[list[Style | None]] = [[None] * width for _ in range(height)]
     for (c, r), value in bits.items():
         grid[r][c] = chr(0x2800 + value)
-        styles[r][c] = HOT_EDGE_STYLE if (c, r) in hot else EDGE_STYLE
+        styles[r][c] = LOOKS[look[(c, r)]]
     for (c, r), word in words.items():
         _put(grid[r], styles[r], c, word, EDGE_LABEL_STYLE)
     nodes = {n.id: n for n in layout.hood.nodes}

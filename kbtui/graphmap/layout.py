@@ -22,6 +22,9 @@ import numpy as np
 from kbtui.graphmap.model import Layout, Neighbourhood
 
 MARGIN = 0.02
+TURN = 0.5  # how far angles move toward even spacing around the centre
+ROOM_CAP, ROOM_PAD = 32, 6  # a node's share of the turn: its label's length, capped, + a pad
+HOLE = 0.25  # the nearest neighbour's radius, as a share of the farthest's: room round the centre
 FAR = 1e9  # no bound
 ITERATIONS = 300
 WARM_ITERATIONS, WARM_TEMPERATURE = 100, 0.3  # from a previous layout: settle, do not reshape
@@ -72,7 +75,8 @@ def _make(hood: Neighbourhood, seed: int, previous: Layout | None) -> Layout:
     if previous is not None and warm:
         start = _from(previous, ids, pairs, start, scale)
     coords = forces(len(ids), pairs, start, centre, warm=warm)
-    return Layout(hood, dict(zip(ids, _unit(coords, centre), strict=True)))
+    room = np.array([min(len(node.label), ROOM_CAP) + ROOM_PAD for node in hood.nodes], float)
+    return Layout(hood, dict(zip(ids, _unit(coords, centre, room), strict=True)))
 
 
 def _from(
@@ -121,13 +125,18 @@ def forces(
     return np.array(found.coords)
 
 
-def _unit(coords: np.ndarray, centre: int | None) -> list[tuple[float, float]]:
+def _unit(
+    coords: np.ndarray, centre: int | None, room: np.ndarray | None = None
+) -> list[tuple[float, float]]:
     """Into [MARGIN, 1 - MARGIN] around the centre (or the middle of the nodes).
 
     A force layout throws leaves far out and crowds the core; scaled linearly, the core's
     labels then fight for a few cells. Radii are evened out by rank (the k-th nearest of n
     node gets radius sqrt(k / n): even density over the disc) and angles kept, so who is
-    near whom and on which side stays as the forces left it.
+    near whom and on which side stays as the forces left it. Around a centre the radii start
+    at HOLE: packed against it, its neighbours' labels and the edges into it made a knot.
+    Angles move halfway (TURN) toward even spacing, order kept: a tight cluster (a
+    hub's weekly notes, all linked) would otherwise wall off one side of the map.
     """
     middle = coords[centre] if centre is not None else coords.mean(axis=0)
     offset = coords - middle
@@ -135,10 +144,32 @@ def _unit(coords: np.ndarray, centre: int | None) -> list[tuple[float, float]]:
     order = np.argsort(radius, kind="stable")
     even = np.empty(len(radius))
     even[order] = np.sqrt(np.arange(len(radius)) / max(len(radius) - 1, 1))
-    scale = np.divide(even, radius, out=np.zeros_like(radius), where=radius > 0)
-    spread = offset * scale[:, None]
+    if centre is None:  # the overview: no centre to spread round
+        scale = np.divide(even, radius, out=np.zeros_like(radius), where=radius > 0)
+        spread = offset * scale[:, None]
+    else:  # the first ring off the centre: its labels and the edges into it stay apart
+        even = np.where(np.arange(len(radius)) == centre, 0.0, HOLE + (1 - HOLE) * even)
+        room = np.ones(len(radius)) if room is None else room
+        angle = _even_angles(np.arctan2(offset[:, 1], offset[:, 0]), radius > 0, room)
+        spread = np.column_stack((even * np.cos(angle), even * np.sin(angle)))
     low, span = spread.min(axis=0), np.ptp(spread, axis=0)
     span[span == 0] = 1.0
     scaled = (spread - low) / span
     scaled = MARGIN + scaled * (1 - 2 * MARGIN)
     return [(float(x), float(y)) for x, y in scaled]
+
+
+def _even_angles(angle: np.ndarray, moved: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """Each angle (where `moved`) TURN of the way to evenly spaced ones, in the same order,
+    a node's share of the turn as its `room` (a long label needs a wider sector)."""
+    out = angle.copy()
+    which = np.flatnonzero(moved)
+    if len(which) < 2:
+        return out
+    order = which[np.argsort(angle[which], kind="stable")]
+    share = room[order] / room[order].sum()
+    steps = 2 * math.pi * (np.cumsum(share) - share / 2)
+    shift = np.angle(np.exp(1j * (angle[order] - steps)).mean())  # the best even start
+    gap = np.angle(np.exp(1j * (steps + shift - angle[order])))  # shortest way round
+    out[order] = angle[order] + TURN * gap
+    return out

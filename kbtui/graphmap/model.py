@@ -62,3 +62,31 @@ def hood_from_dict(data: dict[str, Any]) -> Neighbourhood:
         tuple(MapNode(**n) for n in data.get("nodes", ())),
         tuple(MapEdge(**e) for e in data.get("edges", ())),
     )
+
+
+def spine(hood: Neighbourhood) -> frozenset[int]:
+    """The edges that say how each node is reached from the centre (indices into `edges`):
+    one per node, to its heaviest neighbour one hop nearer. Drawn plain while the other
+    links (cross links among neighbours: most of a dense map's edges) are faded, so a
+    60-node map reads as a tree with a light web behind it instead of a hairball."""
+    if hood.centre is None:
+        return frozenset(range(len(hood.edges)))
+    near: dict[str, list[tuple[int, str]]] = {}
+    for i, edge in enumerate(hood.edges):
+        near.setdefault(edge.source, []).append((i, edge.target))
+        near.setdefault(edge.target, []).append((i, edge.source))
+    weight = {node.id: node.weight for node in hood.nodes}
+    seen, ring, chosen = {hood.centre}, [hood.centre], set[int]()
+    while ring:
+        best: dict[str, tuple[float, int]] = {}  # node of the next ring -> (-parent weight, edge)
+        for parent in ring:
+            for i, other in near.get(parent, ()):
+                if other in seen:
+                    continue
+                score = (-weight.get(parent, 0.0), i)
+                if other not in best or score < best[other]:
+                    best[other] = score
+        seen.update(best)
+        chosen.update(i for _, i in best.values())
+        ring = list(best)
+    return frozenset(chosen)

@@ -33,6 +33,27 @@ class Rows:
     def take(self, x: float, row: int, size: float) -> None:
         bisect.insort(self.taken[row], (x, x + size))
 
+    def widen(
+        self, row: int, x: float, size: float, want: float, whole: bool, spare: float = 0.0
+    ) -> tuple[float, float]:
+        """Grow the label at (x, row) toward `want` wide into the free space beside it, its
+        centre kept where the room allows: (new x, new size). A label placed short on a crowded
+        map still reads whole where its neighbours leave room (issue 42). `spare`: room kept
+        beyond `gap` from a neighbour, so two long labels on a row do not read as one."""
+        taken = self.taken[row]
+        taken.remove((x, x + size))
+        space = self.gap + spare
+        low = max((end + space for _, end in taken if end <= x), default=0.0)
+        high = min((start - space for start, _ in taken if start >= x + size), default=self.width)
+        low, high = min(low, x), max(high, x + size)  # never less than it had
+        new = max(min(want, high - low), size)
+        left = min(max(x + (size - new) / 2, low), high - new)
+        if whole:
+            new, left = float(math.floor(new)), float(math.ceil(left))
+            left = min(left, math.floor(high - new))
+        bisect.insort(taken, (left, left + new))
+        return left, new
+
     def nearest_x(self, row: int, want: float, size: float, whole: bool) -> float | None:
         """The left edge nearest `want` where `size` fits on `row`, or None."""
         best: float | None = None
