@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Input
+from textual.worker import WorkerCancelled
 
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
@@ -23,10 +24,21 @@ async def settle(pilot: Pilot[None]) -> None:
     """Until every worker has finished and what they posted is on screen."""
     for _ in range(3):
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot)
     await pilot.pause()
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False  # a blinking cursor would make snapshots flaky
+
+
+async def wait_for_workers(pilot: Pilot[None]) -> None:
+    """Every worker done. A worker cancelled meanwhile (an exclusive one replaced by a newer
+    one: the note view loading a note again after a save) is not the test's failure, its
+    successor is waited for instead; Textual's wait_for_complete raises WorkerCancelled."""
+    for worker in list(pilot.app.workers):
+        try:
+            await worker.wait()
+        except WorkerCancelled:
+            continue
 
 
 async def type_text(pilot: Pilot[None], text: str) -> None:
