@@ -1,6 +1,7 @@
 """The dashboards' query commands: `kbtui tasks:query "QUERY"`, a Tasks plugin query (the text
 of a ```tasks block) answered as the plugin answers it (kbtui.tasksquery), and `kbtui dataview
-"QUERY"`, a Dataview (DQL) query (kbtui.dataview); thin wrappers over their tools."""
+"QUERY"`, a Dataview (DQL) query (kbtui.dataview); thin wrappers over their tools. And
+`kbtui task`: one task, shown or updated (task_update)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from typing import Any
 
 import click
 
-from kbtui.cli.common import emit, json_option, opened_vault, vault_option
+from kbtui.cli.common import ObsidianStyle, emit, json_option, opened_vault, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
 from kbtui.cli.vault_out import call_tool, format_option
 
 _FIELDS = ("status", "text", "file", "line")
+MAX_TASKS = 1_000_000
 
 
 @click.command("tasks:query")
@@ -60,13 +62,10 @@ FORMATS = ("md", "json", "csv", "tsv", "paths")
 @vault_option
 @click.argument("query")
 @click.option("--this", "this", help="The note holding the query (`this`, `[[]]`).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="md",
-    show_default=True,
-    help="md: as Dataview exports it; json: rows keyed by column (TASK: tasks as "
+@format_option(
+    FORMATS,
+    "md",
+    "md: as Dataview exports it; json: rows keyed by column (TASK: tasks as "
     "`kbtui tasks --format json`); paths: one vault path a line (TASK: path:line).",
 )
 @json_option
@@ -119,6 +118,67 @@ def _cell(value: Any) -> str:
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+@click.command(cls=ObsidianStyle)
+@vault_option
+@click.argument("ref", metavar="[PATH:LINE]", required=False)
+@click.option("--file", "--path", "note", help="The task's note (path, name or id), with --line.")
+@click.option("--line", type=click.IntRange(min=1), help="The task's line (1-based).")
+@click.option("--daily", is_flag=True, help="The task is in today's daily note, with --line.")
+@click.option("--toggle", "action", flag_value="toggle", help="Toggle done / to do.")
+@click.option("--done", "action", flag_value="done", help="Mark done: [x].")
+@click.option("--todo", "action", flag_value="todo", help="Mark to do: [ ].")
+@click.option("--status", "status", help="Set this status character.")
+def task(
+    vault: str | None,
+    ref: str | None,
+    note: str | None,
+    line: int | None,
+    daily: bool,
+    action: str | None,
+    status: str | None,
+) -> None:
+    """Show or update one task, named as PATH:LINE, --file NOTE --line N or --daily --line N
+    (Obsidian's `ref=`, `file=... line=N`, `daily line=N`); only its line is written."""
+    path, at = _task_at(vault, ref, note, line, daily)
+    if not action and not status:
+        args = {"status": "all", "note": path, "limit": MAX_TASKS}
+        answer = call_tool(vault, "tasks_list", args)
+        found = [t for t in answer["results"] if t["line"] == at]
+        if not found:
+            raise click.ClickException(f"no task at {path}:{at}")
+        for key, value in found[0].items():
+            click.echo(f"{key}\t{value}")
+        return
+    args = {"file": path, "line": at, "status": status or action}
+    answer = call_tool(vault, "task_update", args)
+    for written in answer.get("lines") or [answer["task"]["text"]]:
+        click.echo(written)
+
+
+def _task_at(
+    vault: str | None, ref: str | None, note: str | None, line: int | None, daily: bool
+) -> tuple[str, int]:
+    """The note and line a task is named by: PATH:LINE, or a note (or the daily note) and
+    --line."""
+    if ref and (note or daily or line):
+        raise click.UsageError("give PATH:LINE or --file/--daily with --line, not both")
+    if ref:
+        path, _, at = ref.rpartition(":")
+        if path and at.isdigit():
+            return path, int(at)
+    elif line is not None and (note or daily) and not (note and daily):
+        if note:
+            return note, line
+        today = call_tool(vault, "app_daily", {"action": "path"})
+        if not today["exists"]:
+            raise click.ClickException(f"no daily note yet ({today['path']})")
+        return today["path"], line
+    raise click.BadParameter(
+        "give the task as PATH:LINE (todo.md:3), --file NOTE --line N or --daily --line N",
+        param_hint="REF",
+    )
 
 
 DATAVIEW_COMMANDS = (dataview,)

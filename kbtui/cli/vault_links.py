@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import click
 
-from kbtui.cli.common import vault_option
+from kbtui.cli.common import ObsidianStyle, vault_option
 from kbtui.cli.vault_out import call_tool, format_option, print_rows, total_option
 
 _FORMATS = ("tsv", "json", "csv")
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @click.option("--counts", is_flag=True, help="Include link counts.")
@@ -27,7 +27,7 @@ def backlinks(vault: str | None, note: str, counts: bool, total: bool, fmt: str)
     print_rows(answer["results"], fields, fmt)
 
 
-@click.command("list", hidden=True)
+@click.command("list", cls=ObsidianStyle, hidden=True)
 @vault_option
 @click.argument("note")
 @total_option
@@ -41,7 +41,7 @@ def links_list(vault: str | None, note: str, total: bool) -> None:
         click.echo(r.get("file") or r["link"])
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @total_option
 @click.option("--counts", is_flag=True, help="Include link counts.")
@@ -58,7 +58,7 @@ def unresolved(vault: str | None, total: bool, counts: bool, verbose: bool, fmt:
 
 
 def _paths(kind: str, doc: str) -> click.Command:
-    @click.command(kind, help=doc)
+    @click.command(kind, cls=ObsidianStyle, help=doc)
     @vault_option
     @total_option
     def command(vault: str | None, total: bool) -> None:
