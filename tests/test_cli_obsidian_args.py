@@ -129,4 +129,5 @@ def test_one_parser_reads_obsidians_style() -> None:
     assert obsidian_args(tag, ["total"]) == ["total"]
     assert obsidian_args(tag, ["work", "total"]) == ["work", "--total"]
     assert obsidian_args(search_context, ["query=a=b", "case"]) == ["--case", "--", "a=b"]
-    assert obsidian_args(search_context, ["--", "case"]) == ["case"]
+    assert obsidian_args(search_context, ["--", "case"]) == ["--", "case"]
+    assert obsidian_args(tag, ["x", "--", "total"]) == ["x", "--", "total"]

@@ -200,13 +200,13 @@ def obsidian_args(command: click.Command, args: list[str]) -> list[str]:
     out: list[str] = []  # click's words, in the order given
     free: list[int] = []  # where in `out` the plain words are (arguments, or bare flags)
     given: dict[str, str] = {}  # arguments named by key=value
+    literal: list[str] | None = None  # the words after `--`
     words = iter(args)
     for word in words:
         key, eq, value = word.partition("=")
         key = aliases.get(key, key) if eq else key
         if word == "--":
-            free += range(len(out), len(out) + len(rest := list(words)))
-            out += rest
+            literal = list(words)
         elif word.startswith("-"):
             taken = options.get(word.lstrip("-"))
             out += [word, next(words, "")] if taken and not taken.is_flag and not eq else [word]
@@ -221,7 +221,7 @@ def obsidian_args(command: click.Command, args: list[str]) -> list[str]:
     flags = {i for i in free if (o := options.get(out[i])) is not None and o.is_flag}
     if any(p.nargs == -1 for p in arguments.values()):  # free text: its words stay words
         flags = set()
-    plain = len(free) - len(flags)
+    plain = len(free) - len(flags) + len(literal or ())
     for i in free:  # a flag's name that an argument needs is that argument
         if i in flags and plain < needed:
             flags.discard(i)
@@ -229,8 +229,8 @@ def obsidian_args(command: click.Command, args: list[str]) -> list[str]:
     for i in flags:
         out[i] = f"--{out[i]}"
     if not given:
-        return out
-    rest = [out[i] for i in free if i not in flags]
+        return out if literal is None else [*out, "--", *literal]
+    rest = [out[i] for i in free if i not in flags] + (literal or [])
     head = [w for i, w in enumerate(out) if i in flags or i not in free]
     ordered: list[str] = []
     for name, param in arguments.items():
