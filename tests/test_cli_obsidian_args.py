@@ -108,6 +108,14 @@ def test_links_and_reads_by_file_and_path(vault: Path) -> None:
     assert run(vault, "property:read", "name=status", "file=Zed") == "ok\n"
 
 
+def test_the_helps_everyday_examples_run_as_written(vault: Path) -> None:
+    assert run(vault, "daily:append", "content=- [ ] Buy groceries") == (
+        f"Appended to {dt.date.today().isoformat()}.md\n"
+    )
+    assert "- [ ] Buy groceries\n" in run(vault, "tasks", "daily")
+    assert run(vault, "tags", "counts") == "tag\tcount\n#Cooking\t2\n"
+
+
 def test_task_by_file_and_line_and_in_the_daily_note(vault: Path) -> None:
     shown = run(vault, "task", "file=Recipe", "line=7")
     assert "text\t- [ ] buy flour #Cooking\n" in shown
