@@ -38,7 +38,7 @@ _TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
     "--status-type",
     help="Only these Tasks plugin status types (comma-separated, e.g. IN_PROGRESS).",
 )
-@click.option("--file", "--path", "note", help="Only the tasks of this note (path or name).")
+@click.option("--file", "--path", "note", help="Only the tasks of this note (path, name or id).")
 @click.option(
     "--due-before",
     callback=lambda _c, _p, v: _date_option(v, "--due-before"),
