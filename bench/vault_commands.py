@@ -105,6 +105,7 @@ def latency(root: Path, rounds: int) -> None:
     rt.start()
     rt.worker.wait_idle(3600)
     notes = rt.kb.store.all_note_paths()
+    tags = [r["tag"] for r in rt.call("app_tags", {})["results"]] or ["none"]
     rng = random.Random(1)
     calls: dict[str, Callable[[], dict[str, Any]]] = {
         "vault_links backlinks": lambda: {"kind": "backlinks", "note": rng.choice(notes)},
@@ -118,6 +119,8 @@ def latency(root: Path, rounds: int) -> None:
         "app_properties vault": lambda: {},
         "app_properties note": lambda: {"note": rng.choice(notes)},
         "app_tags": lambda: {},
+        "app_tags one tag": lambda: {"name": rng.choice(tags)},
+        "app_tags one note": lambda: {"note": rng.choice(notes)},
     }
     print(f"{len(notes)} notes, {rt.kb.store.stats().get('links')} links")
     for label, args in calls.items():

@@ -102,6 +102,7 @@ class ParsedNote:
     # Bases' `file.tags`, as Obsidian's getAllTags gives them: `#` first and the case written,
     # the frontmatter's then the body's, each written form once (`tags` is lower case, no `#`)
     file_tags: tuple[str, ...] = ()
+    tag_uses: tuple[int, ...] = ()  # how often each of file_tags is written (Obsidian's counts)
     dataview: DataviewPage | None = None  # markdown notes only
 
     @property

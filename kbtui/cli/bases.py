@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from kbtui.cli.common import emit, json_option, opened_vault, out, vault_option
+from kbtui.cli.common import ObsidianStyle, emit, json_option, opened_vault, out, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
-from kbtui.cli.vault_out import table_text
+from kbtui.cli.vault_out import format_option, table_text
 
 FORMATS = ("table", "json", "csv", "tsv", "md", "paths")
 
@@ -20,7 +20,7 @@ def _call(vault: str | None, args: dict[str, Any]) -> dict[str, Any]:
         return kb.call("base_query", args)
 
 
-@click.command("bases")
+@click.command("bases", cls=ObsidianStyle)
 @vault_option
 @json_option
 def bases(vault: str | None, as_json: bool) -> None:
@@ -46,7 +46,7 @@ def bases(vault: str | None, as_json: bool) -> None:
         click.echo(line)
 
 
-@click.command("base:views")
+@click.command("base:views", cls=ObsidianStyle, aliases={"path": "file"})
 @vault_option
 @click.argument("file")
 @json_option
@@ -74,11 +74,15 @@ def base_views(vault: str | None, file: str, as_json: bool) -> None:
     raise click.ClickException(f"no base {file!r} in the vault (kbtui bases lists them)")
 
 
-@click.command("base:query")
+@click.command("base:query", cls=ObsidianStyle, aliases={"path": "file"})
 @vault_option
 @click.argument("file")
 @click.option("--view", help="The view's name (default: the first).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@format_option(
+    FORMATS,
+    "table",
+    "table for reading (Obsidian's CLI defaults to json: scripts say --format json).",
+)
 @click.option("--this", "this", help="The note `this` is (as when the base is embedded in it).")
 @click.option("--limit", type=int, default=1000, show_default=True)
 @json_option
@@ -91,7 +95,8 @@ def base_query(
     limit: int,
     as_json: bool,
 ) -> None:
-    """Run a view of a base and print its rows."""
+    """Run a view of a base and print its rows: a table unless --format (or Obsidian's
+    `format=`) says json, csv, tsv, md or paths."""
     args: dict[str, Any] = {"file": file, "limit": limit}
     if view:
         args["view"] = view

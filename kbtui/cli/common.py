@@ -165,3 +165,79 @@ def emit(response: dict[str, Any], as_json: bool) -> bool:
             err().print(f"[red]error[/] ({response['error_type']}): {escape(response['message'])}")
         sys.exit(1)
     return not as_json
+
+
+# -- Obsidian's argument style ------------------------------------------------------------
+# Obsidian's CLI names a file `file=<name>` or `path=<path>`; where a kbtui command takes the
+# note (or the text) as an argument, these keys fill it.
+_ARGUMENT_KEYS = {"file": "note", "path": "note", "content": "text"}
+
+
+class ObsidianStyle(click.Command):
+    """A command that also reads the official Obsidian CLI's arguments beside its own flags
+    (help: Extending Obsidian/Obsidian CLI): `key=value` gives the option `--key` or the
+    argument named key, a bare word naming a flag turns it on (`tags counts total`), so the
+    help's examples run as written. `aliases` maps Obsidian's key to kbtui's option where they
+    differ. A bare word an argument needs stays that argument (`kbtui tag total`), words of a
+    free text (`append NOTE TEXT...`) stay words, and what follows `--` is taken as written."""
+
+    def __init__(self, *args: Any, aliases: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.aliases = aliases or {}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, obsidian_args(self, args))
+
+
+def obsidian_args(command: click.Command, args: list[str]) -> list[str]:
+    """`args` with Obsidian's `key=value` and bare flags written as click reads them."""
+    options: dict[str, click.Option] = {}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            options.update({o.lstrip("-"): param for o in param.opts if o.startswith("--")})
+    arguments = {p.name: p for p in command.params if isinstance(p, click.Argument) and p.name}
+    aliases: dict[str, str] = getattr(command, "aliases", {})
+    out: list[str] = []  # click's words, in the order given
+    free: list[int] = []  # where in `out` the plain words are (arguments, or bare flags)
+    given: dict[str, str] = {}  # arguments named by key=value
+    literal: list[str] | None = None  # the words after `--`
+    words = iter(args)
+    for word in words:
+        key, eq, value = word.partition("=")
+        key = aliases.get(key, key) if eq else key
+        if word == "--":
+            literal = list(words)
+        elif word.startswith("-"):
+            taken = options.get(word.lstrip("-"))
+            out += [word, next(words, "")] if taken and not taken.is_flag and not eq else [word]
+        elif eq and key in options and key not in arguments:
+            out += [f"--{key}"] if options[key].is_flag else [f"--{key}", value]
+        elif eq and (key in arguments or _ARGUMENT_KEYS.get(key) in arguments):
+            given[key if key in arguments else _ARGUMENT_KEYS[key]] = value
+        else:
+            free.append(len(out))
+            out.append(word)
+    needed = sum(1 for n, p in arguments.items() if p.required and n not in given)
+    flags = {i for i in free if (o := options.get(out[i])) is not None and o.is_flag}
+    if any(p.nargs == -1 for p in arguments.values()):  # free text: its words stay words
+        flags = set()
+    plain = len(free) - len(flags) + len(literal or ())
+    for i in free:  # a flag's name that an argument needs is that argument
+        if i in flags and plain < needed:
+            flags.discard(i)
+            plain += 1
+    for i in flags:
+        out[i] = f"--{out[i]}"
+    if not given:
+        return out if literal is None else [*out, "--", *literal]
+    rest = [out[i] for i in free if i not in flags] + (literal or [])
+    head = [w for i, w in enumerate(out) if i in flags or i not in free]
+    ordered: list[str] = []
+    for name, param in arguments.items():
+        if name in given:
+            ordered.append(given[name])
+        elif param.nargs == -1:
+            ordered, rest = ordered + rest, []
+        elif rest:
+            ordered.append(rest.pop(0))
+    return [*head, "--", *ordered, *rest]

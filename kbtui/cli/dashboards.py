@@ -67,13 +67,10 @@ FORMATS = ("md", "json", "csv", "tsv", "paths")
 @vault_option
 @click.argument("query")
 @click.option("--this", "this", help="The note holding the query (`this`, `[[]]`).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="md",
-    show_default=True,
-    help="md: as Dataview exports it; json: rows keyed by column (TASK: tasks as "
+@format_option(
+    FORMATS,
+    "md",
+    "md: as Dataview exports it; json: rows keyed by column (TASK: tasks as "
     "`kbtui tasks --format json`); paths: one vault path a line (TASK: path:line).",
 )
 @json_option

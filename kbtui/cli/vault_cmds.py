@@ -10,17 +10,16 @@ from typing import Any
 
 import click
 
-from kbtui.cli.common import vault_option
+from kbtui.cli.common import ObsidianStyle, vault_option
 from kbtui.cli.dashboards import tasks_query
-from kbtui.cli.vault_links import LINK_COMMANDS
+from kbtui.cli.vault_links import LINK_COMMANDS, MAX_TASKS, task
 from kbtui.cli.vault_out import call_tool, format_option, print_rows, total_option
 
-MAX_TASKS = 1_000_000
 _TASK_FIELDS = ("status", "text", "file", "line")
 _TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.option(
     "--todo",
@@ -39,7 +38,7 @@ _TASK_EXTRA = ("due", "scheduled", "start", "done", "priority", "recurrence")
     "--status-type",
     help="Only these Tasks plugin status types (comma-separated, e.g. IN_PROGRESS).",
 )
-@click.option("--file", "note", help="Only the tasks of this note (path or name).")
+@click.option("--file", "--path", "note", help="Only the tasks of this note (path, name or id).")
 @click.option(
     "--due-before",
     callback=lambda _c, _p, v: _date_option(v, "--due-before"),
@@ -113,35 +112,8 @@ def _date_option(value: str | None, name: str) -> str | None:
     raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD)", param_hint=name)
 
 
-@click.command()
-@vault_option
-@click.argument("ref", metavar="PATH:LINE")
-@click.option("--toggle", "action", flag_value="toggle", help="Toggle done / to do.")
-@click.option("--done", "action", flag_value="done", help="Mark done: [x].")
-@click.option("--todo", "action", flag_value="todo", help="Mark to do: [ ].")
-@click.option("--status", "status", help="Set this status character.")
-def task(vault: str | None, ref: str, action: str | None, status: str | None) -> None:
-    """Show or update one task; only its line is written."""
-    path, _, line = ref.rpartition(":")
-    if not path or not line.isdigit():
-        raise click.BadParameter("give the task as PATH:LINE, e.g. todo.md:3", param_hint="REF")
-    if not action and not status:
-        args = {"status": "all", "note": path, "limit": MAX_TASKS}
-        answer = call_tool(vault, "tasks_list", args)
-        found = [t for t in answer["results"] if t["line"] == int(line)]
-        if not found:
-            raise click.ClickException(f"no task at {path}:{line}")
-        for key, value in found[0].items():
-            click.echo(f"{key}\t{value}")
-        return
-    args = {"file": path, "line": int(line), "status": status or action}
-    answer = call_tool(vault, "task_update", args)
-    for written in answer.get("lines") or [answer["task"]["text"]]:
-        click.echo(written)
-
-
 def _daily(action: str) -> click.Command:
-    @click.command(f"daily:{action}")
+    @click.command(f"daily:{action}", cls=ObsidianStyle)
     @vault_option
     @click.option("--date", help="Another day (YYYY-MM-DD).")
     def command(vault: str | None, date: str | None) -> None:
@@ -159,7 +131,9 @@ def _daily(action: str) -> click.Command:
 
 def _daily_write(action: str) -> click.Command:
     # `kbtui daily:append "- [ ] Buy milk"`: text starting with a dash is text, not an option
-    @click.command(f"daily:{action}", context_settings={"ignore_unknown_options": True})
+    @click.command(
+        f"daily:{action}", cls=ObsidianStyle, context_settings={"ignore_unknown_options": True}
+    )
     @vault_option
     @click.argument("text", nargs=-1, required=True)
     @click.option("--inline", is_flag=True, help="Add no newline.")
@@ -176,7 +150,7 @@ def _daily_write(action: str) -> click.Command:
     return command
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @total_option
@@ -197,52 +171,69 @@ def outline(vault: str | None, note: str, total: bool, fmt: str) -> None:
                 click.echo("  " * (r["level"] - 1) + r["heading"])
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
+@click.option("--file", "--path", "note", help="The tags of this note, in its order.")
 @click.option("--counts", is_flag=True, help="Include how many notes carry each tag.")
 @click.option("--sort", type=click.Choice(["name", "count"]), default="name", show_default=True)
 @total_option
 @format_option(("tsv", "json", "csv"), "tsv")
-def tags(vault: str | None, counts: bool, sort: str, total: bool, fmt: str) -> None:
-    """Tags in the vault."""
-    rows = call_tool(vault, "app_tags", {})["results"]
+def tags(
+    vault: str | None, note: str | None, counts: bool, sort: str, total: bool, fmt: str
+) -> None:
+    """Tags in the vault, each in the case it was first written (matching ignores case), or
+    one note's tags as written (--counts: how often the note writes each)."""
+    rows = call_tool(vault, "app_tags", {"note": note})["results"]
     if sort == "count":
-        rows = sorted(rows, key=lambda r: (-r["count"], r["tag"]))
+        rows = sorted(rows, key=lambda r: (-r["count"], r["tag"].lower()))
     if total:
         click.echo(len(rows))
     else:
         print_rows(rows, ("tag", "count") if counts else ("tag",), fmt)
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("name")
-@total_option
-@click.option("--verbose", is_flag=True, help="List the notes too.")
+@click.option("--total", is_flag=True, help="Print only how often the tag is written.")
+@click.option("--verbose", is_flag=True, help="List the notes too, with how often each has it.")
 def tag(vault: str | None, name: str, total: bool, verbose: bool) -> None:
-    """How many notes carry tag NAME (nested tags included), and which."""
+    """How often tag NAME is written in the vault (nested tags included: Obsidian's
+    occurrence count), and in which notes."""
     answer = call_tool(vault, "app_tags", {"name": name})
-    if total or not verbose:
-        click.echo(answer["count"] if total else f"{answer['tag']}\t{answer['count']}")
+    if total:
+        click.echo(answer["occurrences"])
         return
-    click.echo(f"{answer['tag']}\t{answer['count']}")
-    for r in answer["results"]:
-        click.echo(r["file"])
+    click.echo(f"{answer['tag']}\t{answer['occurrences']}")
+    for r in answer["results"] if verbose else ():
+        click.echo(f"{r['file']}\t{r['count']}")
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
-@click.option("--file", "note", help="The properties of this note.")
+@click.option("--file", "--path", "note", help="The properties of this note.")
+@click.option("--name", help="Print only how many notes have this property.")
 @click.option("--counts", is_flag=True, help="Include how many notes have each.")
 @click.option("--sort", type=click.Choice(["name", "count"]), default="name", show_default=True)
 @total_option
 @format_option(("yaml", "json", "tsv"), "yaml")
 def properties(
-    vault: str | None, note: str | None, counts: bool, sort: str, total: bool, fmt: str
+    vault: str | None,
+    note: str | None,
+    name: str | None,
+    counts: bool,
+    sort: str,
+    total: bool,
+    fmt: str,
 ) -> None:
     """Properties in the vault (or of one note) with their types."""
     answer = call_tool(vault, "app_properties", {"note": note})
     rows = answer["results"]
+    if name is not None:  # Obsidian's `properties name=<name>`: that property's count
+        exact = [r for r in rows if r["name"] == name]
+        found = exact or [r for r in rows if r["name"].lower() == name.lower()]
+        click.echo(found[0]["count"] if found else 0)
+        return
     if sort == "count":
         rows = sorted(rows, key=lambda r: (-r["count"], r["name"].lower()))
     if total:
@@ -259,7 +250,7 @@ def properties(
         print_rows(rows, fields, fmt)
 
 
-@click.command("property:read")
+@click.command("property:read", cls=ObsidianStyle)
 @vault_option
 @click.argument("name")
 @click.argument("note")
@@ -278,7 +269,7 @@ def property_read(vault: str | None, name: str, note: str) -> None:
             click.echo(text, nl=not text.endswith("\n"))
 
 
-@click.command("property:set")
+@click.command("property:set", cls=ObsidianStyle)
 @vault_option
 @click.argument("name")
 @click.argument("note")
@@ -296,7 +287,7 @@ def property_set(vault: str | None, name: str, note: str, value: str, kind: str 
     click.echo(call_tool(vault, "app_property", args)["message"])
 
 
-@click.command("property:remove")
+@click.command("property:remove", cls=ObsidianStyle)
 @vault_option
 @click.argument("name")
 @click.argument("note")
@@ -306,10 +297,10 @@ def property_remove(vault: str | None, name: str, note: str) -> None:
     click.echo(call_tool(vault, "app_property", args)["message"])
 
 
-@click.command("search:context")
+@click.command("search:context", cls=ObsidianStyle)
 @vault_option
 @click.argument("query")
-@click.option("--folder", help="Only notes in this folder.")
+@click.option("--folder", "--path", "folder", help="Only notes in this folder.")
 @click.option("--limit", type=int, default=1000, help="Max files.")
 @click.option("--case", is_flag=True, help="Case-sensitive.")
 @format_option(("text", "json"), "text")

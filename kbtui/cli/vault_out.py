@@ -26,14 +26,16 @@ def call_tool(vault: str | None, tool: str, args: dict[str, Any]) -> dict[str, A
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def format_option(choices: Sequence[str], default: str) -> Callable[[F], F]:
+def format_option(
+    choices: Sequence[str], default: str, help: str = "Output format."
+) -> Callable[[F], F]:
     return click.option(
         "--format",
         "fmt",
         type=click.Choice(list(choices)),
         default=default,
         show_default=True,
-        help="Output format.",
+        help=help,
     )
 
 

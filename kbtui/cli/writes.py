@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from kbtui.cli.common import emit, err, opened_vault, vault_option
+from kbtui.cli.common import ObsidianStyle, emit, err, opened_vault, vault_option
 
 F = TypeVar("F", bound=Callable[..., Any])
 WRITE_KEYS = ("path", "hash", "previous_hash", "added", "removed")
@@ -66,7 +66,7 @@ def text_of(raw: str) -> str:
     return raw.replace("\\n", "\n").replace("\\t", "\t")
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @click.option("--json", "as_json", is_flag=True, help="Print {path, hash, text} as JSON.")
@@ -80,7 +80,7 @@ def read(vault: str | None, note: str, as_json: bool) -> None:
         click.echo(answer["text"], nl=False)
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("name", required=False)
 @click.option("--path", "path", help="The exact vault path (a name alone: the vault's root).")
@@ -121,7 +121,7 @@ def create(
 
 def _add(mode: str) -> click.Command:
     # `kbtui append todo "- [ ] milk"`: text starting with a dash is text, not an option
-    @click.command(mode, context_settings={"ignore_unknown_options": True})
+    @click.command(mode, cls=ObsidianStyle, context_settings={"ignore_unknown_options": True})
     @vault_option
     @click.argument("note")
     @click.argument("text", nargs=-1, required=True)
@@ -153,7 +153,7 @@ def _add(mode: str) -> click.Command:
     return command
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @write_options
@@ -171,7 +171,7 @@ def delete(
             click.echo(f"  {link['file']}: [[{link['link']}]] x{link['count']}")
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @click.option("--json", "as_json", is_flag=True, help="Print the versions as JSON.")
@@ -190,7 +190,7 @@ def history(vault: str | None, note: str, as_json: bool) -> None:
         )
 
 
-@click.command("history:read")
+@click.command("history:read", cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @click.argument("version", type=click.IntRange(min=1))
@@ -200,7 +200,7 @@ def history_read(vault: str | None, note: str, version: int) -> None:
     click.echo(call(vault, "note_history", args, False)["text"], nl=False)
 
 
-@click.command("history:restore")
+@click.command("history:restore", cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @click.argument("version", type=click.IntRange(min=1))
@@ -219,7 +219,7 @@ def history_restore(
     wrote(vault, "note_history", {**args, "expected_hash": expected_hash}, as_json)
 
 
-@click.command()
+@click.command(cls=ObsidianStyle)
 @vault_option
 @click.argument("note")
 @click.option("--from", "start", type=click.IntRange(min=1), help="From this version.")

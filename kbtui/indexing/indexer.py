@@ -50,8 +50,9 @@ CHUNKER_VERSION = "2"  # bump when kbtui.vault.chunk cuts differently (2: canvas
 # Bump when what a chunk shows, embeds or indexes changes (kbtui.vault.hidden, plain.py):
 # 2 = without comments and HTML markup; 3 = code/data chunks not embedded; 4 = properties;
 # 5 = field lines not embedded (plain.prose_text); 6 = what Dataview reads (inline fields, list
-# items: kbtui.vault.obsidian.dv_facts), kept in dv_pages and dv_items.
-TEXT_VERSION = "6"
+# items: kbtui.vault.obsidian.dv_facts), kept in dv_pages and dv_items; 7 = how often each tag
+# is written (file_tags.uses).
+TEXT_VERSION = "7"
 INDEX_VERSION_KEY = "index_text_version"
 KEYWORD_HIDDEN = frozenset({MARKUP})  # what BM25 leaves out of a chunk
 

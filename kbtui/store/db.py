@@ -41,7 +41,7 @@ from kbtui.store.side.state import SideState
 from kbtui.store.vectors import open_facts
 from kbtui.store.vectors.embeddings import EmbeddingWrites
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 NOTE_SELECT = ", ".join(
     "frontmatter::VARCHAR::JSON"  # numpy str columns arrive as ENUM; ENUM::JSON quotes them
     if c == "frontmatter"

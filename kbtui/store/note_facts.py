@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kbtui.models import NoteWrite
+from kbtui.models import NoteWrite, ParsedNote
 from kbtui.store.graph.links import link_rows
 
 FACT_TABLES = ("tags", "file_tags", "links", "tasks", "dv_pages", "dv_items")  # keyed by entity_id
@@ -25,8 +25,12 @@ def insert_facts(bulk_insert: Callable[..., None], batch: Sequence[NoteWrite]) -
     """Insert the tags, links and tasks of `batch` (their old rows are already gone)."""
     tags = [(w.note.entity_id, t) for w in batch for t in w.note.tags]
     bulk_insert("tags", {"e": [t[0] for t in tags], "t": [t[1] for t in tags]})
-    written = [(w.note.entity_id, i, t) for w in batch for i, t in enumerate(w.note.file_tags)]
-    bulk_insert("file_tags", {k: [t[i] for t in written] for i, k in enumerate("ept")})
+    written = [
+        (w.note.entity_id, i, t, u)
+        for w in batch
+        for i, (t, u) in enumerate(zip(w.note.file_tags, _uses(w.note), strict=True))
+    ]
+    bulk_insert("file_tags", {k: [t[i] for t in written] for i, k in enumerate("eptu")})
     links = link_rows(batch)
     names = ("e", "t", "r", "h", "l", "k", "f", "v")
     bulk_insert("links", {k: [lk[i] for lk in links] for i, k in enumerate(names)})
@@ -56,3 +60,9 @@ def insert_facts(bulk_insert: Callable[..., None], batch: Sequence[NoteWrite]) -
     for n, name in enumerate(_ITEM_DATES):
         cols[name] = [it.dates[n] for _, it in items]
     bulk_insert("dv_items", cols, select=_ITEM_SELECT)
+
+
+def _uses(note: ParsedNote) -> tuple[int, ...]:
+    """How often each written tag occurs (once each for a note made without counts)."""
+    tags, uses = note.file_tags, note.tag_uses
+    return uses if len(uses) == len(tags) else (1,) * len(tags)

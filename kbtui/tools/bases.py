@@ -10,6 +10,7 @@ from kbtui.bases.service import BaseService, result_json
 from kbtui.tools.contracts.bases import BASE_TOOLS
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.kb import NOT_INITIALIZED
+from kbtui.tools.obsidian.links import id_path
 from kbtui.tools.parts import VaultParts
 
 
@@ -17,9 +18,15 @@ class BaseTools:
     def __init__(self, parts: VaultParts) -> None:
         self.service = BaseService(parts.store, parts.settings.vault)
         self.store = parts.store
+        self.parts = parts
 
     def base_query(self, args: dict[str, Any]) -> dict[str, Any]:
         file, yaml_text = args.get("file"), args.get("yaml")
+        if file:  # a note's entity id (kb_search's), with or without its block's `#N`
+            name, hash_, number = file.rpartition("#") if "#" in file else (file, "", "")
+            file = f"{id_path(self.parts, name) or name}{hash_}{number}"
+        this = args.get("this")
+        this = id_path(self.parts, this) or this
         if file and yaml_text:
             raise ValidationError("give file or yaml, not both", field="file")
         if not file and not yaml_text:
@@ -27,7 +34,7 @@ class BaseTools:
             return self._said(ok(bases=bases, count=len(bases)), bases)
         try:
             found, result = self.service.query(
-                file, yaml_text, args.get("view"), args.get("this"), args["limit"]
+                file, yaml_text, args.get("view"), this, args["limit"]
             )
         except BaseError as exc:
             if file and "no base" in exc.message:

@@ -10,6 +10,7 @@ from kbtui.dataview.query import DqlError
 from kbtui.dataview.service import DataviewService
 from kbtui.tools.envelope import ValidationError, ok
 from kbtui.tools.kb import NOT_INITIALIZED
+from kbtui.tools.obsidian.links import id_path
 from kbtui.tools.parts import VaultParts
 
 
@@ -17,6 +18,7 @@ class DataviewTools:
     def __init__(self, parts: VaultParts) -> None:
         self.service = DataviewService(parts.store, parts.settings.vault)
         self.store = parts.store
+        self.parts = parts
 
     def app_dataview(self, args: dict[str, Any]) -> dict[str, Any]:
         if args.get("language") == "dataviewjs":
@@ -25,7 +27,9 @@ class DataviewTools:
                 field="language",
             )
         try:
-            _query, result, raw = self.service.query(args["query"], args.get("this"))
+            _query, result, raw = self.service.query(
+                args["query"], id_path(self.parts, args.get("this")) or args.get("this")
+            )
         except DqlError as exc:
             raise ValidationError(str(exc), field="query") from None
         out = ok(**answer(result, raw))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
@@ -95,6 +96,7 @@ def parse_markdown(path: str, text: str) -> ParsedNote:
     aliases = _strings(meta.get("aliases")) + _strings(meta.get("alias"))
     fm_tags = [t.lstrip("#") for key in ("tags", "tag") for t in _strings(meta.get(key), r"[,\s]+")]
     tags = _unique([t.lower() for t in fm_tags + inline_tags if t])
+    written = Counter("#" + t for t in fm_tags + inline_tags if t)  # first written, first
     links = _frontmatter_links(meta) + body_links
     lines = text.split("\n")
     tail = text.rstrip()  # the body is the end of the text, stripped
@@ -123,7 +125,8 @@ def parse_markdown(path: str, text: str) -> ParsedNote:
             if t.map is not None and t.type in BLOCK_KINDS
         ),
         tasks=find_tasks(tokens, lines, first_line, comment_lines(text)),
-        file_tags=tuple(_unique(["#" + t for t in fm_tags + inline_tags if t])),
+        file_tags=tuple(written),
+        tag_uses=tuple(written.values()),
         dataview=dataview,
     )
 

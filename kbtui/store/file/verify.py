@@ -20,7 +20,7 @@ TABLES: dict[str, str] = {
     " content_hash, n_terms, embedding IS NOT NULL, not_embedded FROM chunks",
     "postings": "SELECT c.chunk_id, p.term, p.tf FROM postings p JOIN chunks c USING (cid)",
     "tags": "SELECT entity_id, tag FROM tags",
-    "file_tags": "SELECT entity_id, pos, tag FROM file_tags",
+    "file_tags": "SELECT entity_id, pos, tag, uses FROM file_tags",
     "links": "SELECT entity_id, target, rel, heading, label, key, form, via FROM links",
     "link_dest": "SELECT entity_id, target, key, dest FROM link_dest",
     "tasks": "SELECT * FROM tasks",

@@ -14,6 +14,7 @@ import duckdb
 from kbtui.store.graph.links import _folder_steps, link_key
 
 OBSIDIAN_NAMES = "e.priority BETWEEN 1 AND 3"  # path, end of a path, file name
+_FIRST_WRITTEN = "(n.created_at, n.path, f.pos)"  # a tag's form: the first note's, made first
 TASK_COLUMNS = (
     "file",
     "line",
@@ -211,21 +212,42 @@ class VaultFacts:
         ).fetchall()
 
     # -- tags and properties --------------------------------------------------------------
-    def tag_note_counts(self) -> list[tuple[str, int]]:
-        """(tag, notes carrying it), by name."""
+    def tag_forms(self) -> list[tuple[str, int, int]]:
+        """(tag as first written, notes carrying it, times written) of every tag, by name.
+        Obsidian matches tags whatever their case and shows the form the note made first has
+        (help: Tags); a form written before the index knew counts is counted once a note."""
         rows = self.con.execute(
-            "SELECT tag, count(DISTINCT entity_id) FROM tags GROUP BY tag ORDER BY tag"
+            f"""SELECT arg_min(f.tag, {_FIRST_WRITTEN}), count(DISTINCT f.entity_id), sum(f.uses)
+                FROM file_tags f JOIN notes n USING (entity_id)
+                GROUP BY lower(f.tag) ORDER BY lower(f.tag)"""
+        ).fetchall()
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    def tag_files(self, tag: str) -> tuple[str, list[tuple[str, int]]]:
+        """`tag` as first written, and (path, times written) of the notes carrying it or a tag
+        nested under it (`a` holds `a/b`), whatever the case."""
+        key = "#" + tag.lower().lstrip("#")
+        form = self.con.execute(
+            f"""SELECT arg_min(f.tag, {_FIRST_WRITTEN}) FROM file_tags f
+                JOIN notes n USING (entity_id) WHERE lower(f.tag) = ?""",
+            [key],
+        ).fetchone()
+        rows = self.con.execute(
+            """SELECT n.path, sum(f.uses) FROM file_tags f JOIN notes n USING (entity_id)
+               WHERE lower(f.tag) = $t OR starts_with(lower(f.tag), $t || '/')
+               GROUP BY n.path ORDER BY 1""",
+            {"t": key},
+        ).fetchall()
+        return (form and form[0]) or key, [(r[0], int(r[1])) for r in rows]
+
+    def note_tags(self, path: str) -> list[tuple[str, int]]:
+        """One note's tags as written (properties first, then the body) and how often each."""
+        rows = self.con.execute(
+            """SELECT f.tag, f.uses FROM file_tags f JOIN notes n USING (entity_id)
+               WHERE n.path = ? ORDER BY f.pos""",
+            [path],
         ).fetchall()
         return [(r[0], int(r[1])) for r in rows]
-
-    def tag_paths(self, tag: str) -> list[str]:
-        """Paths of the notes carrying `tag` or a tag nested under it (`a` holds `a/b`)."""
-        rows = self.con.execute(
-            """SELECT DISTINCT n.path FROM tags t JOIN notes n USING (entity_id)
-               WHERE t.tag = $t OR starts_with(t.tag, $t || '/') ORDER BY 1""",
-            {"t": tag.lower().lstrip("#")},
-        ).fetchall()
-        return [r[0] for r in rows]
 
     def frontmatters(self, path: str | None = None) -> list[tuple[str, str]]:
         """(path, frontmatter JSON) of every note, or of one."""

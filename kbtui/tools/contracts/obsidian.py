@@ -6,7 +6,7 @@ from __future__ import annotations
 from kbtui.tools.contracts.kb import ADDS, READ, Effects, ToolSpec
 from kbtui.tools.params import Param
 
-_NOTE = Param("string", "A vault path or a note name as a link would reach it.", max_length=500)
+_NOTE = Param("string", "Path, name (as a link reaches it) or entity id.", max_length=500)
 VAULT_TOOLS = {
     t.name: t
     for t in (
@@ -63,7 +63,7 @@ VAULT_TOOLS = {
             "Set one task's status (from tasks_list's file and line) as the Tasks plugin does: "
             "done date, a recurring task's next occurrence. Refused if the line changed.",
             {
-                "file": Param("string", "Vault path of the note.", True, max_length=500),
+                "file": Param("string", "Path, name or entity id.", True, max_length=500),
                 "line": Param("integer", "1-based line.", True, minimum=1),
                 "status": Param(
                     "string",
@@ -95,7 +95,9 @@ VAULT_TOOLS = {
     )
 }
 
-_APP_NOTE = Param("string", "A vault path or a note name.", True, min_length=1, max_length=500)
+_APP_NOTE = Param(
+    "string", "A vault path, note name or entity id.", True, min_length=1, max_length=500
+)
 # The CLI's Obsidian commands that an assistant does not need as tools: not published.
 APP_VAULT_TOOLS = {
     t.name: t
@@ -129,8 +131,11 @@ APP_VAULT_TOOLS = {
         ),
         ToolSpec(
             "app_tags",
-            "Tags with note counts, or one tag's notes.",
-            {"name": Param("string", "One tag.", max_length=300)},
+            "Tags with note counts and occurrences, one tag's notes, or one note's tags.",
+            {
+                "name": Param("string", "One tag.", max_length=300),
+                "note": Param("string", "One note.", max_length=500),
+            },
             {"results": []},
         ),
         ToolSpec(

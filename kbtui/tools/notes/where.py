@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import re
 
-from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN
 from kbtui.tools.envelope import ConflictError, NotFoundError, ValidationError
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.parts import VaultParts
 from kbtui.tools.write.service import NoteWriter, vault_path
 from kbtui.vault.obsidian.new_file import new_file_folder
 
-_ID = re.compile(ENTITY_ID_PATTERN)
 # Characters a file name cannot hold on one of the systems a vault syncs to (Obsidian
 # refuses them there), and control characters.
 _NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f*"<>:|?]')
@@ -23,13 +21,9 @@ MAX_NAME_BYTES = 255  # a file or folder name, on the systems Obsidian runs on
 
 
 def note_path(parts: VaultParts, note: str, field: str = "note") -> str:
-    """The vault path of the existing note NOTE names; NotFoundError otherwise."""
-    raw = note.strip()
-    if _ID.fullmatch(raw):
-        row = parts.store.note(raw)
-        if row is not None:
-            return str(row["path"])
-    return checked(resolve_note(parts, raw, field), field)
+    """The vault path of the existing note NOTE names (resolve_note), one the write path
+    accepts; NotFoundError otherwise."""
+    return checked(resolve_note(parts, note.strip(), field), field)
 
 
 def checked(path: str, field: str) -> str:

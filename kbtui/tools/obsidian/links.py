@@ -5,9 +5,11 @@ out; `links` lists it."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
+from kbtui.tools.contracts.kb import ENTITY_ID_PATTERN
 from kbtui.tools.envelope import NotFoundError, ValidationError, ok
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.edit.write import inside
@@ -15,13 +17,16 @@ from kbtui.vault.linked_files import Attachments
 from kbtui.vault.scan import is_note
 
 KINDS = ("backlinks", "links", "unresolved", "orphans", "deadends")
+_ID = re.compile(ENTITY_ID_PATTERN)
 
 
 def resolve_note(parts: VaultParts, note: str | None, field: str = "note") -> str:
-    """The vault path a NOTE argument names (a path, or a name as a link would reach it)."""
+    """The vault path a NOTE argument names: an entity id (`note:x`, as kb_search and the kg
+    tools answer), a path, or a name as a link would reach it. Every tool that takes a note
+    comes here, so an id one tool gave is understood by all (issue 42)."""
     if not note or not note.strip():
         raise ValidationError(f"{field} is required here", field=field)
-    path = parts.store.note_by_name(note.strip())
+    path = id_path(parts, note) or parts.store.note_by_name(note.strip())
     if path is None:  # a note written a moment ago, not indexed yet: by its path on disk
         given = note.strip().strip("/")
         for candidate in (given, given + ".md"):
@@ -35,6 +40,16 @@ def resolve_note(parts: VaultParts, note: str | None, field: str = "note") -> st
     if path is None:
         raise NotFoundError(f"no note named {note!r} in the vault")
     return path
+
+
+def id_path(parts: VaultParts, given: str | None) -> str | None:
+    """The path of the indexed note whose entity id is `given`; None for anything else (for
+    the tools whose own lookup reads paths and names: base_query, app_dataview)."""
+    wanted = (given or "").strip()
+    if not _ID.fullmatch(wanted):
+        return None
+    row = parts.store.note(wanted)
+    return str(row["path"]) if row is not None else None
 
 
 def vault_links(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:

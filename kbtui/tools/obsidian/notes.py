@@ -57,12 +57,20 @@ def outline(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def tags(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
-    """Every tag with the number of notes carrying it; one tag's notes with `name`."""
-    name = (args.get("name") or "").strip().lstrip("#").lower()
+    """Every tag with the notes carrying it (as Obsidian's Tags view counts) and how often it
+    is written; one tag's notes with `name`; one note's tags with `note`. A tag shows the case
+    it was first written in; matching ignores case (help: Tags)."""
+    name = (args.get("name") or "").strip().lstrip("#")
+    if args.get("note"):
+        path = resolve_note(parts, args["note"])
+        rows = [{"tag": t, "count": n} for t, n in parts.store.note_tags(path)]
+        return ok(note=path, results=rows, count=len(rows), message=f"{len(rows)} tags of {path}")
     if name:
-        files = parts.store.tag_paths(name)
-        return ok(tag=f"#{name}", count=len(files), results=[{"file": f} for f in files])
-    results = [{"tag": f"#{t}", "count": n} for t, n in parts.store.tag_note_counts()]
+        form, files = parts.store.tag_files(name)
+        uses = sum(n for _, n in files)
+        results = [{"file": f, "count": n} for f, n in files]
+        return ok(tag=form, count=len(files), occurrences=uses, results=results)
+    results = [{"tag": t, "count": n, "occurrences": u} for t, n, u in parts.store.tag_forms()]
     return ok(results=results, count=len(results))
 
 
