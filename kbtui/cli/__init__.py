@@ -14,7 +14,14 @@ import click
 
 from kbtui import __version__
 from kbtui.cli.bases import BASE_COMMANDS
-from kbtui.cli.common import err, escape, opened_vault, settings_for, vault_option
+from kbtui.cli.common import (
+    err,
+    escape,
+    model_option,
+    opened_vault,
+    settings_for,
+    vault_option,
+)
 from kbtui.cli.common import out as _out
 from kbtui.cli.dashboards import DATAVIEW_COMMANDS
 from kbtui.cli.graph import GRAPH_COMMANDS
@@ -57,11 +64,12 @@ def main(ctx: click.Context, vault: str | None, review: bool) -> None:
 @main.command()
 @vault_option
 @click.option("--review", is_flag=True, help=_REVIEW_HELP)
-def tui(vault: str | None, review: bool) -> None:
+@model_option
+def tui(vault: str | None, review: bool, model: str | None) -> None:
     """Open the terminal app: search as you type, read notes, walk the graph."""
     from kbtui.tui import run_app  # Textual is loaded only for the TUI
 
-    run_app(settings_for(vault), review=review)
+    run_app(settings_for(vault, model=model), review=review)
 
 
 @main.command()
@@ -69,16 +77,31 @@ def tui(vault: str | None, review: bool) -> None:
 @click.option("--no-embed", is_flag=True, help="Update text and keyword index only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--verbose", is_flag=True, help="List every warning (repeated ones are summarised).")
-def index(vault: str | None, no_embed: bool, as_json: bool, verbose: bool) -> None:
+@model_option
+@click.option(
+    "--choose-model",
+    is_flag=True,
+    help="auto: decide the model again from the vault's text now (a change re-embeds).",
+)
+def index(
+    vault: str | None,
+    no_embed: bool,
+    as_json: bool,
+    verbose: bool,
+    model: str | None,
+    choose_model: bool,
+) -> None:
     """Bring the index up to date with the vault (incremental).
 
     When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
     from kbtui.store import DatabaseError, StoreError
 
-    settings = settings_for(vault)
+    settings = settings_for(vault, model=model, choose_model_again=choose_model)
     ctrl_c = _CtrlC()
     try:
-        with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
+        with opened_vault(
+            vault, need_model=not no_embed, model_if_installed=True, settings=settings
+        ) as handle:
             try:
                 if handle.role == "client":
                     err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
