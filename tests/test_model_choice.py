@@ -108,6 +108,9 @@ def test_auto_takes_e5_for_a_chinese_vault_keeps_it_and_says_why(tmp_path: Path)
         assert embedder.choice is not None and embedder.choice.model == E5
         assert embedder.model_id == FakeE5.model_id
         assert kb.store.stats()["embedded"] == 8  # nothing dropped
+        # hybrid weighs the multilingual model's cosines for a Chinese question in full
+        found = kb.call("kb_search", {"query": ZH})["results"]
+        assert found[0]["metadata"]["vector_score"] > 0.5
     finally:
         kb.close()
 
