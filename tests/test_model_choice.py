@@ -204,3 +204,18 @@ def test_mixed_vaults_take_e5_from_a_fifth_of_notes_not_in_english(tmp_path: Pat
         write_notes(vault, "zh", TERMS, chinese)
         chosen[name] = auto_choice(vault_languages(vault)).model
     assert chosen == {"half": E5, "fifth": E5, "tenth": MINILM, "chinese_terms": E5}
+
+
+def test_the_cli_option_forces_the_model_and_stats_say_why(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault, "zh", ZH, 3)
+    runner = CliRunner()
+    forced = runner.invoke(
+        main, ["index", "--no-embed", "--model", "minilm", "--vault", str(vault)]
+    )
+    assert forced.exit_code == 0, forced.output
+    said = runner.invoke(main, ["stats", "--vault", str(vault)]).output
+    assert "model_choice minilm" in said and "model_reason set by --model" in said
+    runner.invoke(main, ["index", "--no-embed", "--vault", str(vault)])  # auto keeps it
+    said = runner.invoke(main, ["stats", "--vault", str(vault)]).output
+    assert "model_reason kept (set by --model before)" in said
