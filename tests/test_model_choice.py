@@ -216,6 +216,3 @@ def test_the_cli_option_forces_the_model_and_stats_say_why(tmp_path: Path) -> No
     assert forced.exit_code == 0, forced.output
     said = runner.invoke(main, ["stats", "--vault", str(vault)]).output
     assert "model_choice minilm" in said and "model_reason set by --model" in said
-    runner.invoke(main, ["index", "--no-embed", "--vault", str(vault)])  # auto keeps it
-    said = runner.invoke(main, ["stats", "--vault", str(vault)]).output
-    assert "model_reason kept (set by --model before)" in said

@@ -12,6 +12,7 @@ out of the count rather than guessed.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from kbtui.vault.scan import MARKDOWN_SUFFIXES, scan_vault
+
+log = logging.getLogger("kbtui.languages")
 
 SAMPLE_NOTES = 400  # notes read, spread over the vault's paths: the share, not a census
 SAMPLE_BYTES = 8192  # of each note's start
@@ -74,7 +77,10 @@ def note_language(text: str) -> str | None:
         return None
     if cjk >= len(words):
         return "ja" if kana * 10 >= cjk else "zh"
-    code, probability = _identifier().classify(" ".join(words))
+    identifier = _identifier()
+    if identifier is None:  # py3langid missing: only Chinese and Japanese are told apart
+        return None
+    code, probability = identifier.classify(" ".join(words))
     return str(code) if probability >= MIN_PROBABILITY else None
 
 
@@ -99,6 +105,9 @@ def vault_languages(vault: Path, index_dir: Path | None = None) -> VaultLanguage
 
 @lru_cache(maxsize=1)
 def _identifier() -> Any:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
+    try:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    except ImportError as exc:  # a dependency: an install without it still opens vaults
+        log.warning("cannot tell the languages of notes in Latin script: %s", exc)
+        return None
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
