@@ -214,5 +214,6 @@ def test_the_cli_option_forces_the_model_and_stats_say_why(tmp_path: Path) -> No
         main, ["index", "--no-embed", "--model", "minilm", "--vault", str(vault)]
     )
     assert forced.exit_code == 0, forced.output
+    assert "model all-MiniLM-L6-v2 (set by --model)" in forced.output
     said = runner.invoke(main, ["stats", "--vault", str(vault)]).output
     assert "model_choice minilm" in said and "model_reason set by --model" in said

@@ -113,6 +113,7 @@ def index(
                         )
                 if ctrl_c.pressed:  # raised where it was swallowed (a DuckDB call's cleanup)
                     raise KeyboardInterrupt
+                model = _model_in_use(handle)
             except StoreError as exc:
                 raise click.ClickException(str(exc)) from exc
             except Exception as exc:
@@ -134,6 +135,8 @@ def index(
         click.echo(json.dumps(asdict(report), indent=2))
     else:
         _print_report(report, settings, verbose)
+        if model:
+            _out().print(f"  model {escape(model)}")
 
 
 @main.command()
@@ -153,6 +156,13 @@ def stats(vault: str | None, as_json: bool) -> None:
         return
     for key, value in data.items():
         _out().print(f"[bold]{key:>14}[/] {escape(str(value))}")
+
+
+def _model_in_use(handle: Any) -> str | None:
+    """Which model embeds the vault and why, as its index says (kbtui.indexing.model_choice)."""
+    from kbtui.indexing.model_choice import describe
+
+    return describe(handle.status().get("stats") or {})
 
 
 class _CtrlC:
