@@ -131,6 +131,9 @@ def test_a_forced_switch_drops_the_old_vectors_and_the_next_pass_embeds_all(
         assert "note:zh0" in keyword_hits(kb, "导出 PDF")  # keywords answer meanwhile
         vector = kb.call("kb_search", {"query": EN, "mode": "vector"})
         assert vector["ok"] and vector["results"] == []
+        assert "0 of 6 passages have their vectors so far" in vector["message"]
+        hybrid = kb.call("kb_search", {"query": EN})  # says it ranks by keywords meanwhile
+        assert hybrid["results"] and "ranked by keywords alone" in hybrid["message"]
         progress: list[tuple[str, int, int]] = []
         kb.indexer.progress = lambda phase, done, total: progress.append((phase, done, total))
         report = kb.indexer.run()
