@@ -105,6 +105,7 @@ def index(
             try:
                 if handle.role == "client":
                     err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
+                    _model_setting_not_applied(settings)
                     report = handle.reindex(embed=not no_embed)
                 else:
                     with _progress() as bar:
@@ -156,6 +157,16 @@ def stats(vault: str | None, as_json: bool) -> None:
         return
     for key, value in data.items():
         _out().print(f"[bold]{key:>14}[/] {escape(str(value))}")
+
+
+def _model_setting_not_applied(settings: Settings) -> None:
+    """Through an owner, the model is the owner's (the process that opened the index)."""
+    if settings.model != "auto" or settings.choose_model_again:
+        asked = settings.model_set_by or "--choose-model"
+        err().print(
+            f"[yellow]{asked} is not applied: the kbtui process that has the vault open keeps "
+            "its model; close it and run kbtui index again[/]"
+        )
 
 
 def _model_in_use(handle: Any) -> str | None:
