@@ -25,6 +25,7 @@ from kbtui.indexing.model_choice import (
     VaultEmbedder,
     auto_choice,
     build,
+    decide,
 )
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.tui.widgets.status import status_text
@@ -144,8 +145,8 @@ def test_a_forced_switch_drops_the_old_vectors_and_the_next_pass_embeds_all(
     kb, embedder = opened(vault)  # the setting gone: auto keeps what was forced, no flip back
     try:
         assert embedder.model_id == FakeE5.model_id
-        assert embedder.choice is not None
-        assert embedder.choice.reason == "kept (set by KBTUI_MODEL before)"
+        assert embedder.choice == Choice(E5, "kept (set by KBTUI_MODEL before)")
+        assert decide(embedder.settings, kb.store) == embedder.choice  # and so at every open
         assert kb.store.stats()["embedded"] == 6
     finally:
         kb.close()

@@ -97,7 +97,8 @@ def decide(settings: Settings, store: MetaStore) -> Choice:
         return Choice(settings.model, f"set by {settings.model_set_by or 'the settings'}")
     kept, reason = store.meta(KEPT), store.meta(REASON) or ""
     if kept in MODEL_NAMES and not settings.choose_model_again:
-        return Choice(kept, reason if reason.startswith("auto") else f"kept ({reason} before)")
+        was = reason if reason.startswith(("auto", "kept")) else f"kept ({reason} before)"
+        return Choice(kept, was)
     return auto_choice(vault_languages(settings.vault, settings.index_dir))
 
 
