@@ -25,6 +25,12 @@ class Settings:
     hnsw_min_chunks: int = 150_000  # below this, exact vector search is fast enough
     max_pdf_mb: int = 100  # a larger PDF is not read, only found by name ($KBTUI_MAX_PDF_MB)
     history_days: int = 7  # how long old versions of notes are kept ($KBTUI_HISTORY_DAYS)
+    # Which embedding model: "auto" (decided from the vault's text at its first index, kept in
+    # the index), "minilm" or "e5" (multilingual-e5-small) ($KBTUI_MODEL, `--model`);
+    # kbtui.indexing.model_choice. `model_set_by` names where a forced model came from.
+    model: str = "auto"
+    model_set_by: str = ""
+    choose_model_again: bool = False  # auto: decide again from the text now (`--choose-model`)
 
     @property
     def db_path(self) -> Path:
@@ -45,4 +51,23 @@ class Settings:
             kwargs["max_pdf_mb"] = int(os.environ["KBTUI_MAX_PDF_MB"])
         if "history_days" not in kwargs and os.environ.get("KBTUI_HISTORY_DAYS", "").isdigit():
             kwargs["history_days"] = int(os.environ["KBTUI_HISTORY_DAYS"])
+        if kwargs.get("model") is not None:
+            kwargs["model"] = model_name(str(kwargs["model"]), "--model")
+            kwargs.setdefault("model_set_by", "--model")
+        elif os.environ.get("KBTUI_MODEL", "").strip():
+            kwargs["model"] = model_name(os.environ["KBTUI_MODEL"], "KBTUI_MODEL")
+            kwargs.setdefault("model_set_by", "KBTUI_MODEL")
+        else:
+            kwargs.pop("model", None)
         return cls(vault=root, index_dir=idx, **kwargs)  # type: ignore[arg-type]
+
+
+MODEL_NAMES = {"auto": "auto", "minilm": "minilm", "e5": "e5", "multilingual": "e5"}
+
+
+def model_name(value: str, where: str) -> str:
+    """The model setting's canonical name; a ValueError saying what is accepted."""
+    name = MODEL_NAMES.get(value.strip().lower())
+    if name is None:
+        raise ValueError(f"{where} is {value!r}: use auto, minilm or e5 (multilingual)")
+    return name

@@ -2,8 +2,11 @@
 
 Case-folded (ß = ss), NFKC, accents folded (café = cafe), English stop words dropped,
 Snowball-stemmed; `snake_case` splits into words; Chinese and Japanese (no spaces) become
-overlapping character bigrams. Terms are stored as signed 64-bit hashes: no term dictionary
-to keep in sync.
+overlapping character bigrams, and so does Korean: its words carry their particles and
+endings (노트를, 노트에 are both "note"), and the bigrams of a word's stem still match
+(bench/multilingual_keywords.py: Korean questions found first 7 -> 8 of 12; 10 with the
+bigrams no note holds left out of the best score, kbtui.search.keyword_index). Terms are stored
+as signed 64-bit hashes: no term dictionary to keep in sync.
 
 Changing what this module produces changes the index: bump TOKENIZER_VERSION, and the next
 indexing pass re-tokenises every note (kbtui.indexing.indexer.index_version).
@@ -19,10 +22,10 @@ from functools import lru_cache
 
 from py_rust_stemmers import SnowballStemmer
 
-TOKENIZER_VERSION = "2"  # 2: casefold (ß = ss), the "s" of possessives dropped
+TOKENIZER_VERSION = "3"  # 2: casefold (ß = ss), the "s" of possessives dropped; 3: Hangul bigrams
 
 _WORD_RE = re.compile(r"[^\W_]+")
-_CJK_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
+_CJK_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+)")
 STOP_WORDS = frozenset(
     [
         "a",
@@ -214,6 +217,15 @@ def term_counts(text: str) -> tuple[Counter[int], int]:
     return Counter(term_id(t) for t in terms), len(terms)
 
 
+def bigram_terms(text: str) -> frozenset[int]:
+    """The ids of the text's CJK bigrams (the terms `tokenize` makes of a run of two or more
+    ideographs, kana or Hangul syllables)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return frozenset(
+        term_id(run[j : j + 2]) for run in _CJK_RE.findall(folded) for j in range(len(run) - 1)
+    )
+
+
 def query_terms(text: str) -> list[int]:
     """Distinct term ids of a query, in first-seen order."""
     return list(dict.fromkeys(term_id(t) for t in tokenize(text)))
@@ -257,3 +269,10 @@ def latin_share(query: str) -> float:
 @lru_cache(maxsize=4096)
 def _latin(char: str) -> bool:
     return char.isascii() or unicodedata.name(char, "").startswith("LATIN")
+
+
+def readable_share(query: str, model_id: str) -> float:
+    """How much of the query the embedding model reads: all of it for the multilingual one
+    (multilingual-e5-small: its id starts so, kbtui.embed_e5), the Latin-script share for
+    English MiniLM."""
+    return 1.0 if model_id.startswith("multilingual") else latin_share(query)

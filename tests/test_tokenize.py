@@ -38,8 +38,11 @@ def test_cjk_inside_latin_text_and_queries_match_by_bigrams() -> None:
     assert tokenize("東") == ["東"]  # a one-character run is kept as a unigram
 
 
-def test_korean_keeps_its_space_separated_words() -> None:
-    assert tokenize("배터리 수명 테스트") == ["배터리", "수명", "테스트"]
+def test_korean_words_match_whatever_particle_they_carry() -> None:
+    """A Korean word carries its particle (이미지는 "the image", 이미지를 "the image" as an
+    object): whole words never matched across them; their bigrams share the stem's."""
+    assert tokenize("배터리 수명") == ["배터", "터리", "수명"]
+    assert set(tokenize("이미지는")) & set(tokenize("이미지를")) == {"이미", "미지"}
 
 
 def test_title_weight_and_cache_do_not_change_results() -> None:

@@ -14,7 +14,14 @@ import click
 
 from kbtui import __version__
 from kbtui.cli.bases import BASE_COMMANDS
-from kbtui.cli.common import err, escape, opened_vault, settings_for, vault_option
+from kbtui.cli.common import (
+    err,
+    escape,
+    model_option,
+    opened_vault,
+    settings_for,
+    vault_option,
+)
 from kbtui.cli.common import out as _out
 from kbtui.cli.dashboards import DATAVIEW_COMMANDS
 from kbtui.cli.graph import GRAPH_COMMANDS
@@ -57,11 +64,12 @@ def main(ctx: click.Context, vault: str | None, review: bool) -> None:
 @main.command()
 @vault_option
 @click.option("--review", is_flag=True, help=_REVIEW_HELP)
-def tui(vault: str | None, review: bool) -> None:
+@model_option
+def tui(vault: str | None, review: bool, model: str | None) -> None:
     """Open the terminal app: search as you type, read notes, walk the graph."""
     from kbtui.tui import run_app  # Textual is loaded only for the TUI
 
-    run_app(settings_for(vault), review=review)
+    run_app(settings_for(vault, model=model), review=review)
 
 
 @main.command()
@@ -69,19 +77,35 @@ def tui(vault: str | None, review: bool) -> None:
 @click.option("--no-embed", is_flag=True, help="Update text and keyword index only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--verbose", is_flag=True, help="List every warning (repeated ones are summarised).")
-def index(vault: str | None, no_embed: bool, as_json: bool, verbose: bool) -> None:
+@model_option
+@click.option(
+    "--choose-model",
+    is_flag=True,
+    help="auto: decide the model again from the vault's text now (a change re-embeds).",
+)
+def index(
+    vault: str | None,
+    no_embed: bool,
+    as_json: bool,
+    verbose: bool,
+    model: str | None,
+    choose_model: bool,
+) -> None:
     """Bring the index up to date with the vault (incremental).
 
     When another kbtui process has the vault open (TUI, MCP server), it runs the pass."""
     from kbtui.store import DatabaseError, StoreError
 
-    settings = settings_for(vault)
+    settings = settings_for(vault, model=model, choose_model_again=choose_model)
     ctrl_c = _CtrlC()
     try:
-        with opened_vault(vault, need_model=not no_embed, model_if_installed=True) as handle:
+        with opened_vault(
+            vault, need_model=not no_embed, model_if_installed=True, settings=settings
+        ) as handle:
             try:
                 if handle.role == "client":
                     err().print(f"[dim]indexing through kbtui process {handle.owner_pid}[/]")
+                    _model_setting_not_applied(settings)
                     report = handle.reindex(embed=not no_embed)
                 else:
                     with _progress() as bar:
@@ -90,6 +114,7 @@ def index(vault: str | None, no_embed: bool, as_json: bool, verbose: bool) -> No
                         )
                 if ctrl_c.pressed:  # raised where it was swallowed (a DuckDB call's cleanup)
                     raise KeyboardInterrupt
+                model = _model_in_use(handle)
             except StoreError as exc:
                 raise click.ClickException(str(exc)) from exc
             except Exception as exc:
@@ -111,6 +136,8 @@ def index(vault: str | None, no_embed: bool, as_json: bool, verbose: bool) -> No
         click.echo(json.dumps(asdict(report), indent=2))
     else:
         _print_report(report, settings, verbose)
+        if model:
+            _out().print(f"  model {escape(model)}")
 
 
 @main.command()
@@ -130,6 +157,23 @@ def stats(vault: str | None, as_json: bool) -> None:
         return
     for key, value in data.items():
         _out().print(f"[bold]{key:>14}[/] {escape(str(value))}")
+
+
+def _model_setting_not_applied(settings: Settings) -> None:
+    """Through an owner, the model is the owner's (the process that opened the index)."""
+    if settings.model != "auto" or settings.choose_model_again:
+        asked = settings.model_set_by or "--choose-model"
+        err().print(
+            f"[yellow]{asked} is not applied: the kbtui process that has the vault open keeps "
+            "its model; close it and run kbtui index again[/]"
+        )
+
+
+def _model_in_use(handle: Any) -> str | None:
+    """Which model embeds the vault and why, as its index says (kbtui.indexing.model_choice)."""
+    from kbtui.indexing.model_choice import describe
+
+    return describe(handle.status().get("stats") or {})
 
 
 class _CtrlC:

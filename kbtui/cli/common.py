@@ -21,7 +21,7 @@ from kbtui.config import Settings
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from kbtui.embed import FastEmbedder
+    from kbtui.indexing.model_choice import VaultEmbedder
     from kbtui.runtime.shared import SharedVault
 
 
@@ -81,30 +81,47 @@ vault_option = click.option(
     callback=_vault_before_command,
     help="The vault folder (default: $KBTUI_VAULT, else the current folder).",
 )
+model_option = click.option(
+    "--model",
+    type=click.Choice(["auto", "minilm", "e5", "multilingual"], case_sensitive=False),
+    default=None,
+    help="The embedding model: auto (default: by the vault's languages), minilm (English) "
+    "or e5 = multilingual (multilingual-e5-small); $KBTUI_MODEL.",
+)
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Print the tool's response as JSON, exactly."
 )
 
 
-def settings_for(vault: str | None) -> Settings:
-    settings = Settings.for_vault(vault)
+def settings_for(vault: str | None, **options: Any) -> Settings:
+    """The settings of a command: its options (`model=...`) over the environment's."""
+    try:
+        settings = Settings.for_vault(vault, **options)
+    except ValueError as exc:  # e.g. KBTUI_MODEL=bert
+        raise click.ClickException(str(exc)) from exc
     if not settings.vault.is_dir():
         raise click.ClickException(f"vault folder not found: {settings.vault}")
     return settings
 
 
-def make_embedder(settings: Settings) -> FastEmbedder:
-    from kbtui.embed import EmbedderError, FastEmbedder
+def make_embedder(settings: Settings) -> VaultEmbedder:
+    """The vault's embedder, for every front end: the model its settings and its index
+    choose (kbtui.indexing.model_choice)."""
+    from kbtui.embed import EmbedderError
+    from kbtui.indexing.model_choice import VaultEmbedder
 
     try:
-        return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
+        return VaultEmbedder(settings)
     except EmbedderError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 @contextmanager
 def opened_vault(
-    vault: str | None, need_model: bool = True, model_if_installed: bool = False
+    vault: str | None,
+    need_model: bool = True,
+    model_if_installed: bool = False,
+    settings: Settings | None = None,
 ) -> Iterator[SharedVault]:
     """The vault for one command: through the kbtui process that has it open (TUI, MCP
     server), else opened here. The model is made only if this process opens the index:
@@ -114,11 +131,11 @@ def opened_vault(
     from kbtui.runtime.shared import open_vault_once
     from kbtui.store.file.recover import StoreError
 
-    settings = settings_for(vault)
+    settings = settings or settings_for(vault)
 
-    made: list[FastEmbedder] = []
+    made: list[VaultEmbedder] = []
 
-    def embedder() -> FastEmbedder | None:
+    def embedder() -> VaultEmbedder | None:
         if need_model:  # this process opens the index: load the model while it does
             made.append(make_embedder(settings))
             made[0].preload()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from kbtui.cli.common import make_embedder, settings_for, vault_option
+from kbtui.cli.common import make_embedder, model_option, settings_for, vault_option
 from kbtui.config import Settings
 from kbtui.store import StoreError
 
@@ -75,6 +75,7 @@ LEVELS = ("debug", "info", "warning", "error")
     help="Hold the assistants' note writes as proposals until you accept them in the TUI "
     "(f3); other writing tools are refused.",
 )
+@model_option
 def mcp(
     vault: str | None,
     log_file: str | None,
@@ -88,6 +89,7 @@ def mcp(
     read_only: bool,
     write_folders: str | None,
     review: bool,
+    model: str | None,
 ) -> None:
     """Serve the vault over MCP, indexing and watching it in the background: on
     stdin/stdout, or with --http over Streamable HTTP to any number of clients.
@@ -95,7 +97,7 @@ def mcp(
     When another kbtui process has the vault open, its index is used and this server takes
     it over when that process exits. Over HTTP, requests with the read-only token
     (--show-token --read-only) may only read."""
-    settings = settings_for(vault)
+    settings = settings_for(vault, model=model)
     choice = Choice(_tool_names(tools), read_only, _folders(write_folders), tools, review)
     if bind is None and not show_token:
         _serve_stdio(settings, log_level, log_file, no_watch, choice)

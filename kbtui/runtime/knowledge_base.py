@@ -79,6 +79,13 @@ class KnowledgeBase:
         exact search answers a few queries at once and closing would wait for its open.
         """
         store = Store(settings.db_path)
+        choose = getattr(embedder, "choose", None)  # the vault's model (indexing.model_choice)
+        if callable(choose):
+            try:
+                choose(store)
+            except BaseException:
+                store.close()
+                raise
         ann: HnswSideIndex | None = None
         model = store.meta("embed_model")
         big = store.count_embedded() >= settings.hnsw_min_chunks

@@ -202,9 +202,19 @@ class KeywordIndex:
         return self.score(term_ids, k, allowed).hits
 
     def score(
-        self, term_ids: list[int], k: int, allowed: np.ndarray | None = None
+        self,
+        term_ids: list[int],
+        k: int,
+        allowed: np.ndarray | None = None,
+        bigrams: frozenset[int] = frozenset(),
     ) -> KeywordScores:
-        """`search`, plus every note's BM25 with its chunks' term counts summed."""
+        """`search`, plus every note's BM25 with its chunks' term counts summed.
+
+        `bigrams`: the query's CJK bigrams (tokenize.bigram_terms). One that no chunk holds
+        is most often two characters across a word boundary (怎么把, "how to": 么把), not a
+        word the notes lack; it does not count in the best score the query could reach,
+        which it would otherwise fill with the highest idf there is, sinking every hit of a
+        long Chinese question under MIN_SCORE."""
         self.sync()
         terms = list(dict.fromkeys(term_ids))
         n_rows = len(self.cids)
@@ -223,6 +233,8 @@ class KeywordIndex:
             live = self.alive[rows]
             rows, tfs = rows[live], tfs[live]
             df = len(rows)
+            if not df and term in bigrams:
+                continue
             idf = float(np.log(1 + (alive_n - df + 0.5) / (df + 0.5)))
             best += idf * (BM25_K1 + 1)
             # counted over every note ordinal: O(notes), where np.unique sorted the postings

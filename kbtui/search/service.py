@@ -34,7 +34,7 @@ from kbtui.search.listed import fold_lists
 from kbtui.search.snippets import make_snippet
 from kbtui.search.vector_index import AnnIndex, VectorIndex
 from kbtui.store import Store
-from kbtui.tokenize import latin_share, query_terms
+from kbtui.tokenize import bigram_terms, query_terms, readable_share
 from kbtui.vault.attachments.pdf import page_place
 from kbtui.vault.versions import label
 
@@ -98,7 +98,8 @@ def hybrid_scores(
     scaled so the first result scores the query's best absolute evidence: scores stay
     comparable across queries at the top, and a query with no real evidence keeps every
     result under MIN_SCORE. `share` is how much of the query the model can read
-    (latin_share): 0 for a Chinese question, whose cosines are noise, so keywords rank it.
+    (readable_share): 0 for a Chinese question to MiniLM, whose cosines are noise there, so
+    keywords rank it; 1 to the multilingual model.
     """
     vector = calibrate_cosine(cos) * share
     evidence = fuse(vector, keyword)
@@ -197,7 +198,7 @@ class SearchService:
         if allowed is not None and not len(allowed):
             return []
         pool = max(50, k * 2)
-        terms = query_terms(query)
+        terms, bigrams = query_terms(query), bigram_terms(query)
         keyword_hits = None
         if mode == "hybrid" and self.embedder is not None:
             # BM25 runs on a second thread while the query is embedded and scored (both
@@ -207,7 +208,7 @@ class SearchService:
             self.vectors.sync()
             if self._beside is None:
                 self._beside = ThreadPoolExecutor(1, thread_name_prefix="kbtui-bm25")
-            keyword_hits = self._beside.submit(self.keywords.score, terms, pool, allowed)
+            keyword_hits = self._beside.submit(self.keywords.score, terms, pool, allowed, bigrams)
         qvec = self.embed_query(query) if mode != "keyword" else None
         vec_hits: dict[int, float] = {}
         if qvec is not None:
@@ -218,7 +219,7 @@ class SearchService:
             found = (
                 keyword_hits.result()
                 if keyword_hits is not None
-                else self.keywords.score(terms, pool, allowed)
+                else self.keywords.score(terms, pool, allowed, bigrams)
             )
             kw_hits = {cid: (raw, norm) for cid, raw, norm in found.hits}
         lead = self._leader(found, allowed, kw_hits) if mode != "vector" else set()
@@ -240,7 +241,8 @@ class SearchService:
             v = calibrate_cosine(cos)
             score = v
         else:
-            score, v = hybrid_scores(cos, raw, kw, latin_share(query), note_bm25)
+            share = readable_share(query, str(getattr(self.embedder, "model_id", "")))
+            score, v = hybrid_scores(cos, raw, kw, share, note_bm25)
         shown = evident(v, kw)
         at = np.flatnonzero((score >= min_score) & shown)
         # equal scores (a note's chunks share its note-level keyword score): the chunk with

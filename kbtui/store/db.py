@@ -379,6 +379,8 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
         return {
             **super().stats(),
             "embed_model": self.meta("embed_model"),
+            "model_choice": self.meta("model_choice"),  # and why (kbtui.indexing.model_choice)
+            "model_reason": self.meta("model_reason"),
             "schema_version": SCHEMA_VERSION,
             "db_bytes": self.path.stat().st_size if self.path.exists() else 0,
         }

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kbtui.config import Settings
-from kbtui.embed import Embedder, FastEmbedder
+from kbtui.embed import Embedder
+from kbtui.indexing.model_choice import VaultEmbedder
 from kbtui.runtime.runtime import VaultHandle
 from kbtui.runtime.shared import START_WAIT, SharedVault, open_vault
 
@@ -33,7 +34,7 @@ class VaultSession:
         wait: float = START_WAIT,
     ) -> None:
         self.settings = settings
-        self.make_embedder = make_embedder or _fast_embedder
+        self.make_embedder = make_embedder or VaultEmbedder
         self.wait = wait
         self._lock = threading.Lock()
         self._vault: SharedVault | None = None
@@ -70,10 +71,6 @@ class VaultSession:
             opened, self._vault = self._vault, None
         if opened is not None:
             opened.close()
-
-
-def _fast_embedder(settings: Settings) -> Embedder:
-    return FastEmbedder(batch_size=settings.embed_batch_size, threads=settings.embed_threads)
 
 
 def run_app(settings: Settings, review: bool = False) -> None:

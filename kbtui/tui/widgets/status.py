@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kbtui.cells import cell_safe
+from kbtui.indexing.model_choice import describe
 
 STATE_STYLE = {"idle": "green", "indexing": "yellow", "embedding": "yellow", "queued": "yellow"}
 
@@ -76,6 +77,9 @@ def status_text(
         text.append(f"⚑ {review['pending']} to review (f3)", style="bold black on yellow")
     elif review.get("review"):
         text.append(" │ review on", style="green")
+    model = describe(stats)  # which model and why, once this kbtui chose it: last, it may be cut
+    if model is not None:
+        text.append(f" │ {cell_safe(model)}", style="dim")
     return text
 
 

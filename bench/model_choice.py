@@ -1,0 +1,93 @@
+"""Which model a vault gets, and what each model then finds (issue 43 item 2).
+
+For each vault of the multilingual set (multilingual_set.py: one a language, and the mixed
+ones: Chinese and English half and half, German and English, English with three Chinese
+notes; the Chinese notes carry English terms), prints what `auto` decides and why, then, for
+MiniLM and for multilingual-e5-small when kbtui.embed_e5 is there, each language's questions
+answered in the top 1 / top 5 by vector, hybrid and keyword search. "Not worse on either
+language": in a mixed vault, the model auto chose against the other, per language.
+
+    .venv/bin/python bench/model_choice.py [--vaults zh+en en] [--models minilm e5] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench_common import cpu_times, machine_note
+from multilingual_set import VAULTS, Question, write_vault
+
+from kbtui.config import Settings
+from kbtui.embed import EmbedderError
+from kbtui.indexing.languages import vault_languages
+from kbtui.indexing.model_choice import E5, MINILM, auto_choice, build
+from kbtui.runtime.knowledge_base import KnowledgeBase
+
+MODES = ("vector", "hybrid", "keyword")
+
+
+def answered(
+    vault: Path, embedder: Any, asked: list[Question], verbose: bool
+) -> dict[tuple[str, str], list[int | None]]:
+    """{(language, mode): rank of each question's note (None: not in the top 10)}."""
+    kb = KnowledgeBase.open(Settings.for_vault(vault), embedder, approximate=False)
+    ranks: dict[tuple[str, str], list[int | None]] = defaultdict(list)
+    try:
+        kb.indexer.run()
+        for q in asked:
+            for mode in MODES:
+                found = kb.call("kb_search", {"query": q.text, "mode": mode, "top_k": 10})
+                paths = [r["metadata"]["file_path"] for r in found.get("results", [])]
+                rank = paths.index(q.path) if q.path in paths else None
+                ranks[(q.lang, mode)].append(rank)
+                if verbose and mode == "hybrid":
+                    print(f"    {q.lang} {rank!s:>4}  {q.text}  -> {paths[:2]}")
+    finally:
+        kb.close()
+    return ranks
+
+
+def cell(ranks: list[int | None]) -> str:
+    top1 = sum(r == 0 for r in ranks)
+    top5 = sum(r is not None and r < 5 for r in ranks)
+    return f"{top1:>2}/{top5:>2}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vaults", nargs="*", default=list(VAULTS))
+    parser.add_argument("--models", nargs="*", default=[MINILM, E5])
+    parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    root = args.work or Path(tempfile.mkdtemp(prefix="kbtui-choice-"))
+    before = cpu_times()
+    embedders: dict[str, Any] = {}
+    for model in args.models:
+        try:
+            embedders[model] = build(model, Settings.for_vault(root))
+        except EmbedderError as exc:
+            print(f"{model}: not measured ({exc})")
+    print("top 1 / top 5 of 12 questions a language; columns: model, then " + ", ".join(MODES))
+    for name in args.vaults:
+        vault, asked = write_vault(name, root)
+        languages = vault_languages(vault)
+        choice = auto_choice(languages)
+        print(f"\n{name}: {len(asked)} questions; notes by language {languages.counts}")
+        print(f"  auto -> {choice.model} ({choice.reason})")
+        for model, embedder in embedders.items():
+            ranks = answered(vault, embedder, asked, args.verbose)
+            for lang in sorted({q.lang for q in asked}):
+                cells = "  ".join(cell(ranks[(lang, mode)]) for mode in MODES)
+                mark = "*" if model == choice.model else " "
+                print(f"  {mark}{model:<7} {lang}  {cells}")
+    print("\n* the model auto chose for the vault")
+    print(machine_note(before))
+
+
+if __name__ == "__main__":
+    main()
