@@ -6,12 +6,14 @@ under its group headings; Enter opens a row's note, space toggles a task through
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from rich.console import Console
-from textual.widgets import DataTable, Static
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Markdown, Static
 from textual.widgets._markdown import MarkdownFence
 
 from kbtui.embed import HashEmbedder
@@ -19,6 +21,7 @@ from kbtui.runtime.runtime import VaultRuntime
 from kbtui.tui.app import KbApp
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.note import NoteScreen
+from kbtui.tui.widgets.note_panels import block_holding
 from kbtui.tui.widgets.query_block import BlockList, QueryBlock
 from tests.conftest import copy_indexed, open_runtime
 from tests.tui_helpers import SIZE, make_app, settle
@@ -76,7 +79,7 @@ def head(block: QueryBlock) -> str:
 
 def listed(block: QueryBlock) -> list[str]:
     """The list's items as drawn (a task's text wraps beside its box), on one line each."""
-    console = Console(width=200, record=True)
+    console = Console(width=200, record=True, file=io.StringIO())
     shown = []
     for option in block.query_one(BlockList).options:
         console.print(option.prompt)
@@ -131,11 +134,18 @@ async def test_dashboard_table_and_tasks_enter_opens_space_toggles(
         assert line.startswith("- [x] [[lena_hartmann]] — freeze case drawings")
         assert head(tasks_block) == "tasks · 6 tasks"
         assert not any("lena_hartmann" in item for item in listed(tasks_block))
-        # Enter on a task opens its note (OpenNote names the line, as the Tasks screen does)
-        tasks.highlighted = listed(tasks_block).index("[ ] ines_duarte — tester agreements")
+        # Enter on a task opens its note scrolled to the task's line (its text names a link)
+        tasks.highlighted = listed(tasks_block).index(
+            "[ ] priya_raman — double-tap model under 24 KB"
+        )
         await pilot.press("enter")
         await settle(pilot)
-        assert screen.entity_id == "meeting:2026_03_18_vector_watch_beta_planning"
+        assert screen.entity_id == "meeting:2026_02_03_vector_watch_kickoff"
+        body = screen.query_one("#note-body", Markdown)
+        block = block_holding(body, "- [ ] [[priya_raman]] — double-tap model under 24 KB", 38)
+        scroll = screen.query_one("#note-body-scroll", VerticalScroll)
+        assert block is not None and scroll.scroll_y > 0
+        assert scroll.region.y <= block.region.y < scroll.region.bottom
 
 
 async def test_broken_blocks_say_why_in_place_and_list_and_task_queries_draw(
