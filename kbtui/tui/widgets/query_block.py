@@ -82,7 +82,7 @@ def task_entries(tasks: list[dict[str, Any]], backlink: bool) -> list[Entry]:
 
 
 def task_line(task: dict[str, Any], depth: int, backlink: bool) -> Table:
-    """The box (or a bullet: a list item under a task), then the text, wrapped under itself."""
+    """The box (or a bullet: a list item under a task), then the text."""
     raw = str(task["text"]).split("\n", 1)[0]
     status = task.get("status")
     text = Text(link_text(TASK_MARK.sub("", raw, count=1)))
@@ -90,11 +90,15 @@ def task_line(task: dict[str, Any], depth: int, backlink: bool) -> Table:
     if backlink:
         name = str(task["file"]).rsplit("/", 1)[-1].removesuffix(".md")
         text.append(f"  ({name})", style="dim")
+    return item("  " * depth + (f"[{status}] " if status is not None else "• "), text)
+
+
+def item(mark: str, text: Text) -> Table:
+    """A list item: its mark, then its text wrapped under itself (not under the mark)."""
     line = Table.grid()
     line.add_column(no_wrap=True)
     line.add_column()
-    box = Text("  " * depth + (f"[{status}] " if status is not None else "• "))  # no markup
-    line.add_row(box, text)
+    line.add_row(Text(mark), text)  # Text: a task's `[x]` is no markup
     return line
 
 
@@ -213,11 +217,10 @@ class QueryBlock(NoteBlock):
         entries: list[Entry] = []
         for row, paths in zip(rows[:BLOCK_ROWS], answer["rowPaths"], strict=False):
             values = [shown(row.get(c)) for c in columns]
-            item = Text("• ")
-            item.append(values[0], style="bold" if len(values) > 1 else "")
+            text = Text(values[0], style="bold" if len(values) > 1 else "")
             if len(values) > 1:
-                item.append(f"  {values[1]}", style="dim")
-            entries.append((item, {"file": paths} if paths else None))
+                text.append(f"  {values[1]}", style="dim")
+            entries.append((item("• ", text), {"file": paths} if paths else None))
         return entries
 
     def _table(self, answer: dict[str, Any]) -> None:
