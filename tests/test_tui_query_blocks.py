@@ -54,6 +54,14 @@ LIST status FROM "projects" WHERE status = "prototype"
 ```dataview
 TASK FROM "meetings" WHERE contains(text, "tester")
 ```
+
+- [ ] water the plants
+- [ ] file the receipts
+
+```tasks
+not done
+path includes Odd blocks
+```
 """
 
 
@@ -154,7 +162,7 @@ async def test_broken_blocks_say_why_in_place_and_list_and_task_queries_draw(
     app = make_app(runtime)
     async with app.run_test(size=SIZE) as pilot:
         blocks = await open_note(app, pilot, "note:odd_blocks")
-        broken_dql, broken_tasks, js, listing, task_query = blocks
+        broken_dql, broken_tasks, js, listing, task_query, chores = blocks
         assert head(broken_dql) == (  # the parser's message, naming what it wanted
             '✗ line 1: FROM needs a source: a "folder", a #tag or a [[link]] at `nosuch WHERE`'
         )
@@ -169,6 +177,23 @@ async def test_broken_blocks_say_why_in_place_and_list_and_task_queries_draw(
         assert listed(task_query) == [
             "[ ] ines_duarte — tester agreements  (2026-03-18 Vector Watch beta planning)"
         ]
+        # space on a task of this very note: the note is drawn again (as after the indexer's
+        # pass) and the focus stays on its block, on the row that follows
+        screen = app.screen
+        assert isinstance(screen, NoteScreen)
+        chores_list = chores.query_one(BlockList)
+        chores_list.focus()
+        chores_list.highlighted = listed(chores).index("[ ] water the plants  (Odd blocks)")
+        await pilot.press("space")
+        await settle(pilot)
+        screen.index_changed()
+        await settle(pilot)
+        text = (runtime.settings.vault / "Odd blocks.md").read_text(encoding="utf-8")
+        assert "- [x] water the plants" in text
+        chores = screen.query(QueryBlock).last()
+        assert listed(chores) == ["[ ] file the receipts  (Odd blocks)"]
+        assert chores.has_focus_within and chores.query_one(BlockList).highlighted == 0
+        listing = list(screen.query(QueryBlock))[3]
         listing.query_one(BlockList).focus()
         await pilot.press("enter")  # a LIST item opens its note
         await settle(pilot)

@@ -128,11 +128,16 @@ class BlockList(OptionList):
         self.clear_options()
         self.add_options([Option(text, disabled=t is None) for text, t in entries])
         self.targets = [t for _, t in entries]
-        first = next((n for n, t in enumerate(self.targets) if t is not None), None)
-        keep = highlighted if highlighted is not None and highlighted < len(entries) else None
-        if keep is not None and self.targets[keep] is None:
-            keep = next((n for n in range(keep, len(entries)) if self.targets[n]), first)
-        self.highlighted = keep if keep is not None else first
+        self.move_to(highlighted)
+
+    def move_to(self, at: int | None) -> None:
+        """The cursor on item `at` (the next item when that is a heading; the last when past
+        the end), else on the first."""
+        items = [n for n, t in enumerate(self.targets) if t is not None]
+        if not items or at is None:
+            self.highlighted = items[0] if items else None
+        else:
+            self.highlighted = next((n for n in items if n >= at), items[-1])
 
     def current(self) -> Target | None:
         at = self.highlighted
@@ -153,9 +158,10 @@ class QueryBlock(NoteBlock):
     QueryBlock > BlockList > .option-list--option-disabled { color: $text-accent; }
     """
 
-    def __init__(self, language: str, query: str, this: str) -> None:
+    def __init__(self, language: str, query: str, this: str, cursor: int | None = None) -> None:
         super().__init__()
         self.language, self.source, self.this = language, query, this
+        self.cursor = cursor  # focus this row once drawn: the note drawn again after a write
         self.border_title = f"{language} block"
         self.row_targets: list[Target | None] = []
 
@@ -191,6 +197,23 @@ class QueryBlock(NoteBlock):
         else:
             entries = self._list(answer) if answer["type"] == "list" else self._dv_tasks(answer)
             self._show_list(entries)
+        if self.cursor is not None:
+            self._refocus(self.cursor)
+            self.cursor = None
+
+    def row(self) -> int | None:
+        """The row under the cursor of the list or table shown."""
+        listed, table = self.query_one(BlockList), self.query_one(DataTable)
+        return listed.highlighted if listed.display else table.cursor_row
+
+    def _refocus(self, row: int) -> None:
+        listed, table = self.query_one(BlockList), self.query_one(DataTable)
+        if listed.display and listed.option_count:
+            listed.move_to(row)
+            listed.focus()
+        elif table.display and table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1))
+            table.focus()
 
     def _show_list(self, entries: list[Entry]) -> None:
         self.query_one(DataTable).display = False
@@ -287,12 +310,17 @@ class QueryBlock(NoteBlock):
 
 def place_query_blocks(body: Markdown, this: str) -> list[QueryBlock]:
     """A QueryBlock in place of each ```dataview, ```tasks and ```dataviewjs fence of the
-    drawn note (the fence hidden); `this`: the note's path."""
-    for old in body.query(QueryBlock):
+    drawn note (the fence hidden); `this`: the note's path. The same note drawn again (a task
+    toggled in it) keeps the focus on the block and row that had it."""
+    kept: tuple[int, int | None] | None = None
+    for n, old in enumerate(body.query(QueryBlock)):
+        if old.this == this and old.has_focus_within:
+            kept = (n, old.row())
         old.remove()
     placed = []
-    for fence, language in fences(body, LANGUAGES):
-        block = QueryBlock(language, fence.code, this)
+    for n, (fence, language) in enumerate(fences(body, LANGUAGES)):
+        cursor = kept[1] if kept is not None and kept[0] == n else None
+        block = QueryBlock(language, fence.code, this, cursor)
         put_in_place(fence, block)
         placed.append(block)
     return placed
