@@ -40,6 +40,7 @@ SHOTS = {
     "base-embed": "test_note_with_base_embeds",
     "base-block": "test_note_with_base_blocks",
     "base-list-indented": "test_base_list_indented",
+    "dashboards": "test_note_with_query_blocks",
     "map": "test_graph_map_200x60",
     "map-small": "test_graph_map_80x24",
     "map-kepano": "test_graph_map_kepano",

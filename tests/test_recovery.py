@@ -85,7 +85,7 @@ def test_a_damaged_index_is_set_aside_and_rebuilt(
         assert recovered is not None and "was damaged" in recovered
         (kept,) = db.parent.glob("index.duckdb.corrupt-*")
         assert kept.name in recovered
-    assert new == 63 and snap.differences(indexed[1]) == []
+    assert new == 64 and snap.differences(indexed[1]) == []
 
 
 def test_an_index_deleted_under_its_wal_is_rebuilt(
@@ -96,7 +96,7 @@ def test_an_index_deleted_under_its_wal_is_rebuilt(
     db.with_name(db.name + ".wal").write_bytes(os.urandom(3000))  # a WAL left by a crash
     db.unlink()
     _, new, snap = reopen_and_index(vault)
-    assert new == 63 and snap.differences(indexed[1]) == []
+    assert new == 64 and snap.differences(indexed[1]) == []
 
 
 def test_kbtui_index_says_it_rebuilds_a_damaged_index(
@@ -110,7 +110,7 @@ def test_kbtui_index_says_it_rebuilds_a_damaged_index(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and "was damaged" in proc.stderr, proc.stderr
-    assert "new 63" in proc.stdout
+    assert "new 64" in proc.stdout
 
 
 def test_kbtui_mcp_serves_after_rebuilding_a_damaged_index(tmp_path: Path) -> None:
@@ -142,6 +142,6 @@ def test_the_runtime_status_says_the_index_was_rebuilt(
     runtime = open_runtime(vault, HashEmbedder())
     try:
         status = runtime.status()
-        assert "was damaged" in status["recovered"] and status["stats"]["notes"] == 63
+        assert "was damaged" in status["recovered"] and status["stats"]["notes"] == 64
     finally:
         runtime.close()

@@ -196,8 +196,8 @@ async def test_status_bar_shows_counts(runtime: VaultRuntime) -> None:
         await settle(pilot)
         text = str(app.screen.query_one(StatusBar).render())
         assert "indexer idle" in text
-        assert "63 notes" in text
-        assert "122/122 chunks embedded" in text
+        assert "64 notes" in text
+        assert "123/123 chunks embedded" in text
         assert "1 skipped" in text
 
 

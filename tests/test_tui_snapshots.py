@@ -239,6 +239,14 @@ def test_note_with_base_blocks(snap_compare: Snap, tui_vault: Path) -> None:
         runtime.close()
 
 
+def test_note_with_query_blocks(snap_compare: Snap, runtime: VaultRuntime) -> None:
+    """vault_example's Dashboards/Tasks dashboard.md: its ```dataview TABLE drawn as a table,
+    its ```tasks block as a task list under its group headings (the README's picture of
+    dashboards, screenshots/dashboards.png)."""
+    steps = (OpenNote("dashboard:tasks_dashboard"), _blank_cluster, _blank_related)
+    assert shot(snap_compare, make_app(runtime), *steps)
+
+
 def test_base_list_indented(snap_compare: Snap, tui_vault: Path) -> None:
     """A list view with no markers, each property on its own line under the note (a base
     block's view opened whole, `this` the note holding it)."""

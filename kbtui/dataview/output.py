@@ -65,6 +65,8 @@ def answer(result: Result, raw: Mapping[tuple[str, int], str]) -> dict[str, Any]
             ([r.id] if result.show_id else []) + v for r, v in zip(result.rows, result.values,
                                                                     strict=True)])  # fmt: skip
     out["paths"] = list(dict.fromkeys(p for r in result.rows for p, _ in r.sources))
+    # each row's notes (a group's several): what opening a row in the TUI opens
+    out["rowPaths"] = [list(dict.fromkeys(p for p, _ in r.sources)) for r in result.rows]
     out["count"] = len(rows)
     return out
 

@@ -1,7 +1,8 @@
 """The note view's Obsidian panels, toggled by their keys: the outline (`O`) and the files
 linking to the note as Obsidian counts them (`B`); opening a note at a line (a task's); the
-bases it embeds, drawn under their lines (kbtui.tui.widgets.base_embed), and its ```base
-blocks drawn in their places (kbtui.tui.widgets.base_block)."""
+bases it embeds, drawn under their lines (kbtui.tui.widgets.base_embed), its ```base
+blocks drawn in their places (kbtui.tui.widgets.base_block), and its ```dataview and ```tasks
+blocks (kbtui.tui.widgets.query_block)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kbtui.tui.screens.note_rename import RenameNote
 from kbtui.tui.widgets.base_block import BaseBlock, place_blocks
 from kbtui.tui.widgets.base_embed import EMBED_ROWS, BaseEmbed, Embed, base_embeds, place_embeds
 from kbtui.tui.widgets.note_panels import backlink_options, block_holding, outline_options
+from kbtui.tui.widgets.query_block import place_query_blocks
 from kbtui.tui.widgets.results import EntityList
 
 PANELS = ("note-outline", "note-filelinks")  # hidden until their key shows them
@@ -79,9 +81,11 @@ class ObsidianPanels(RenameNote):
 
     # -- embedded bases --------------------------------------------------------------------
     def show_base_embeds(self, entity_id: str, content: str, path: str) -> None:
-        """Draw the bases the note embeds and its ```base blocks in their places (after its
-        body is drawn, which removed the old)."""
-        place_blocks(self.query_one("#note-body", Markdown), content, path, entity_id)
+        """Draw the bases the note embeds and its ```base, ```dataview and ```tasks blocks in
+        their places (after its body is drawn, which removed the old)."""
+        body = self.query_one("#note-body", Markdown)
+        place_blocks(body, content, path, entity_id)
+        place_query_blocks(body, path)
         embeds = base_embeds(content)
         if embeds:
             self.load_embeds(entity_id, embeds)

@@ -4,7 +4,7 @@ opens its note at the task."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -16,7 +16,22 @@ from kbtui.cells import cell_safe
 from kbtui.tui.messages import OpenNote
 from kbtui.tui.screens.base import KbScreen
 
+if TYPE_CHECKING:
+    from kbtui.tui.app import KbApp
+
 MAX_TASKS = 5000
+
+
+def toggle_task(kb: KbApp, task: dict[str, Any]) -> None:
+    """Space on a task, here and in a note's task lists (kbtui.tui.widgets.query_block), from a
+    worker thread: task_update writes only its line (through the write path) and refuses if
+    the line changed; the outcome is told in a notification."""
+    args = {"file": task["file"], "line": task["line"], "status": "toggle", "text": task["text"]}
+    answer = kb.tool("task_update", args)
+    if answer.get("ok"):
+        kb.call_from_thread(kb.notify, str(answer["message"]))
+    else:
+        kb.call_from_thread(kb.report_failure, answer)
 
 
 class TasksScreen(KbScreen):
@@ -89,21 +104,8 @@ class TasksScreen(KbScreen):
 
     @work(thread=True, exclusive=True, group="tasks-write")
     def _toggle(self, task: dict[str, Any]) -> None:
-        args = {
-            "file": task["file"],
-            "line": task["line"],
-            "status": "toggle",
-            "text": task["text"],
-        }
-        answer = self.kb.tool("task_update", args)
-        self.app.call_from_thread(self._toggled, answer)
-
-    def _toggled(self, answer: dict[str, Any]) -> None:
-        if not answer.get("ok"):
-            self.kb.report_failure(answer)
-        else:
-            self.notify(answer["message"])
-        self.load()
+        toggle_task(self.kb, task)
+        self.app.call_from_thread(self.load)
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:

@@ -7,6 +7,7 @@ come from base_query (file `Note.md#N`, the note's Nth block) like every other f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
@@ -29,7 +30,34 @@ if TYPE_CHECKING:
 BLOCK_ROWS = 20  # rows drawn in the note; the rest are in the whole view (`v`)
 
 
-class BaseBlock(Vertical):
+class NoteBlock(Vertical):
+    """What a query block drawn in a note shares (a ```base block here, ```dataview and
+    ```tasks in kbtui.tui.widgets.query_block): its frame, its head line saying what it
+    shows or, in red, why it cannot run, and its foot."""
+
+    DEFAULT_CSS = """
+    NoteBlock { height: auto; border: round $panel-lighten-2; padding: 0 1; margin: 0 0 1 0; }
+    NoteBlock:focus-within { border: round $accent; }
+    NoteBlock > DataTable { height: auto; max-height: 24; }
+    NoteBlock > .block-foot { color: $text-muted; }
+    """
+
+    def head(self, text: str, style: str = "dim") -> None:
+        self.query_one(".block-head", Static).update(Text(text, style=style))
+
+    def failed(self, message: object, *shown: type[Widget]) -> None:
+        """Said in place (broken YAML, an unknown function...), the rest of the note shown."""
+        self.head(f"✗ {message}", "red")
+        for widget in shown:
+            self.query_one(widget).display = False
+
+    def foot(self, text: str) -> None:
+        foot_line = self.query_one(".block-foot", Static)
+        foot_line.update(text)
+        foot_line.display = bool(text)
+
+
+class BaseBlock(NoteBlock):
     """One ```base block; `[`/`]` or a click on a tab switch its views."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -38,13 +66,9 @@ class BaseBlock(Vertical):
         Binding("v", "open_view", "Whole view", id="note.block_open"),
     ]
     DEFAULT_CSS = """
-    BaseBlock { height: auto; border: round $panel-lighten-2; padding: 0 1; margin: 0 0 1 0; }
-    BaseBlock:focus-within { border: round $accent; }
     BaseBlock > Tabs { margin: 0 0 0 0; }
-    BaseBlock > DataTable { height: auto; max-height: 24; }
     BaseBlock > BaseList { height: auto; max-height: 24; border: none; padding: 0; }
     BaseBlock > BaseCards { height: auto; }
-    BaseBlock > .block-foot { color: $text-muted; }
     """
 
     class Opened(Message):
@@ -86,11 +110,8 @@ class BaseBlock(Vertical):
         self.app.call_from_thread(self.call_later, self.show, answer)
 
     async def show(self, answer: dict[str, Any]) -> None:
-        head = self.query_one(".block-head", Static)
-        if not answer.get("ok"):  # broken YAML, an unknown function...: said in place
-            head.update(Text(f"✗ {answer.get('message')}", style="red"))
-            for widget in (Tabs, DataTable, BaseList, BaseCards):
-                self.query_one(widget).display = False
+        if not answer.get("ok"):
+            self.failed(answer.get("message"), Tabs, DataTable, BaseList, BaseCards)
             return
         self.answer, self.view_name = answer, answer["view"]
         tabs = self.query_one(Tabs)
@@ -104,18 +125,14 @@ class BaseBlock(Vertical):
         with tabs.prevent(Tabs.TabActivated):
             tabs.active = f"block-view-{self.views.index(answer['view'])}"
         shown, total = len(answer["rows"]), answer["total"]
-        head.update(Text(f"{answer['view']} · {answer['type']} · {total} "
-                         f"row{'' if total == 1 else 's'}", style="dim"))  # fmt: skip
+        self.head(f"{answer['view']} · {answer['type']} · {total} row{'' if total == 1 else 's'}")
         self._fill(answer)
         named = {c["id"]: c["name"] for c in answer["columns"]}
         lines = [f"{s['summary']} of {named.get(pid, pid)}: {cell(s['value'])}"
                  for pid, s in answer["summaries"].items()]  # fmt: skip
         if total > shown:
             lines.append(f"{total - shown} more — v opens the whole view")
-        foot = "\n".join(lines)
-        foot_line = self.query_one(".block-foot", Static)
-        foot_line.update(foot)
-        foot_line.display = bool(foot)
+        self.foot("\n".join(lines))
 
     def _fill(self, answer: dict[str, Any]) -> None:
         rows = answer["rows"]
@@ -156,6 +173,20 @@ class BaseBlock(Vertical):
             self.post_message(OpenNote(entity_id))
 
 
+def fences(body: Markdown, languages: tuple[str, ...]) -> Iterator[tuple[MarkdownFence, str]]:
+    """The drawn note's fenced code blocks in these languages, with their language."""
+    for fence in body.query(MarkdownFence):
+        language = fence.lexer.strip().lower()
+        if language in languages and isinstance(fence.parent, Widget):
+            yield fence, language
+
+
+def put_in_place(fence: MarkdownFence, block: NoteBlock) -> None:
+    """The block drawn where the fence stands, the fence's code hidden."""
+    fence.display = False
+    cast(Widget, fence.parent).mount(block, after=fence)
+
+
 def place_blocks(body: Markdown, content: str, path: str, this: str) -> list[BaseBlock]:
     """Put a BaseBlock in place of each ```base fence of the drawn note (the fence hidden);
     fences are matched to the note's blocks by their YAML, in order."""
@@ -164,16 +195,13 @@ def place_blocks(body: Markdown, content: str, path: str, this: str) -> list[Bas
     blocks = [yaml.strip() for _, yaml in base_blocks(content)]
     placed: list[BaseBlock] = []
     used = 0
-    for fence in body.query(MarkdownFence):
-        if fence.lexer.strip().lower() != "base" or not isinstance(fence.parent, Widget):
-            continue
+    for fence, _ in fences(body, ("base",)):
         code = fence.code.strip()
         at = next((n for n in range(used, len(blocks)) if blocks[n] == code), None)
         if at is None:
             continue  # not a block the index knows (inside a list?): left as code
         used = at + 1
         widget = BaseBlock(f"{path}#{at + 1}", this, at + 1)
-        fence.display = False
-        fence.parent.mount(widget, after=fence)
+        put_in_place(fence, widget)
         placed.append(widget)
     return placed

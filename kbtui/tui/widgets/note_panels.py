@@ -13,6 +13,7 @@ from textual.widgets._markdown import MarkdownBlock, MarkdownHeader
 from textual.widgets.option_list import Option
 
 from kbtui.cells import cell_safe
+from kbtui.tui.widgets.note_parts import linkify
 
 HEADING_PREFIX = "heading-"  # an outline option's id: the heading's place among the note's
 
@@ -51,7 +52,7 @@ def block_holding(body: Markdown, text: str, line: int) -> MarkdownBlock | None:
     for marker in ("- [", "* [", "+ ["):  # the words after the checkbox
         if words.startswith(marker) and "]" in words:
             words = words.split("]", 1)[1].strip()
-    words = words[:40]
+    words = linkify(words)[:40]  # as the view draws it: a task naming a [[link]] is found
     if not words:
         return None
     found = [b for b in body.query(MarkdownBlock) if b.source and words in b.source]
