@@ -1,0 +1,34 @@
+"""Issue 41's goal for DQL: queries a user writes (LIST/TABLE/TASK, FROM tags, folders, links and
+negation, WHERE with dates and functions, SORT, GROUP BY, FLATTEN, LIMIT, WITHOUT ID, AS) give
+the rows an independent reading of Dataview's docs gives, over a vault of our own
+(tests/conformance_kit.py says how the sets were made). The held-out half's known failures are
+xfail (strict): bugs for a later session, left unfixed so the held-out figure stays honest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kbtui.dataview.service import DataviewService
+from tests.conformance_kit import Case, mismatch, open_vault, params, run_dataview, vault_copy
+
+# held-out queries kbtui answers differently (found by the one held-out run): not fixed here
+KNOWN_HELDOUT: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DataviewService]:
+    vault = vault_copy(tmp_path_factory.mktemp("dv_conformance"))
+    runtime = open_vault(vault)
+    try:
+        yield DataviewService(runtime.kb.store, Path(vault))
+    finally:
+        runtime.close()
+
+
+@pytest.mark.parametrize("case", params("dataview", KNOWN_HELDOUT))
+def test_dataview_query_gives_the_documented_rows(service: DataviewService, case: Case) -> None:
+    got = run_dataview(service, case)
+    assert mismatch(case, got) is None, f"{case.query}\n{mismatch(case, got)}"

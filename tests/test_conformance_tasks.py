@@ -1,0 +1,33 @@
+"""Issue 41's goal for Tasks queries: filters (status, dates with relative forms, has/no date,
+happens, priority, path/tag/description/heading, regex, recurrence, status.type, boolean
+AND/OR/NOT), sort, group, limit, limit groups and hide/show give the tasks an independent
+reading of the Tasks plugin's docs gives, over a vault of our own, today fixed
+(tests/conformance_kit.py says how the sets were made). The held-out half's known failures are
+xfail (strict): bugs for a later session, left unfixed so the held-out figure stays honest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from kbtui.runtime.runtime import VaultRuntime
+from tests.conformance_kit import Case, mismatch, open_vault, params, run_tasks, vault_copy
+
+# held-out queries kbtui answers differently (found by the one held-out run): not fixed here
+KNOWN_HELDOUT: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VaultRuntime]:
+    rt = open_vault(vault_copy(tmp_path_factory.mktemp("tq_conformance")))
+    try:
+        yield rt
+    finally:
+        rt.close()
+
+
+@pytest.mark.parametrize("case", params("tasks", KNOWN_HELDOUT))
+def test_tasks_query_gives_the_documented_tasks(runtime: VaultRuntime, case: Case) -> None:
+    got = run_tasks(runtime, case)
+    assert mismatch(case, got) is None, f"{case.query}\n{mismatch(case, got)}"
