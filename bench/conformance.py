@@ -17,8 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kbtui.dataview.service import DataviewService
-from tests.conformance_kit import cases, mismatch, open_vault, run_dataview, run_tasks, vault_copy
+from tests.conformance_kit import Vaults, cases, mismatch, run_dataview, run_tasks
 
 
 def main() -> None:
@@ -30,9 +29,7 @@ def main() -> None:
     halves = ["train", "heldout"] if args.half == "both" else [args.half]
     languages = ["dataview", "tasks"] if args.language == "both" else [args.language]
     with tempfile.TemporaryDirectory() as tmp:
-        vault = vault_copy(Path(tmp))
-        runtime = open_vault(vault)
-        service = DataviewService(runtime.kb.store, vault)
+        vaults = Vaults(Path(tmp))
         try:
             for language in languages:
                 for half in halves:
@@ -40,9 +37,9 @@ def main() -> None:
                     for case in cases(language, half):
                         try:
                             if language == "dataview":
-                                got = run_dataview(service, case)
+                                got = run_dataview(vaults, case)
                             else:
-                                got = run_tasks(runtime, case)
+                                got = run_tasks(vaults, case)
                             why = mismatch(case, got)
                         except Exception as exc:  # an error is a failed query, named
                             why = f"{type(exc).__name__}: {exc}"
@@ -55,7 +52,7 @@ def main() -> None:
                     for cid, query, why in failed if args.show else []:
                         print(f"  FAIL {cid}: {query!r}\n       {why}")
         finally:
-            runtime.close()
+            vaults.close()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from kbtui.runtime.runtime import VaultRuntime
 
 DATA = Path(__file__).resolve().parent / "data" / "conformance"
 TODAY = dt.date(2024, 5, 15)  # a Wednesday: every relative date in the sets is read from it
-TOKEN = re.compile(r"\btk\d\d\b")
+TOKEN = re.compile(r"\b(?:tk|w)\d\d\b")
 HIDDEN = re.compile(r"%%.*?%%")  # the plugin's hidden sort marks: Obsidian does not draw them
 
 
@@ -35,6 +35,7 @@ class Case:
     ordered: bool
     headers: list[str] | None
     values: list[list[str]] | None
+    vault: str = "vault"  # vault2: a global filter, bullets, quotes, hidden and odd tasks
 
 
 def cases(language: str, half: str) -> list[Case]:
@@ -51,6 +52,7 @@ def cases(language: str, half: str) -> list[Case]:
             ordered=c.get("ordered", True),
             headers=c.get("headers"),
             values=[[str(v) for v in row] for row in c["values"]] if "values" in c else None,
+            vault=c.get("vault", "vault"),
         )
         for c in raw
     ]
@@ -70,18 +72,37 @@ def params(language: str, known: dict[str, str]) -> list[Any]:
     return out
 
 
-def vault_copy(dest: Path) -> Path:
-    vault = dest / "vault"
-    shutil.copytree(DATA / "vault", vault)
-    return vault
+class Vaults:
+    """The sets' vaults, each copied under `dest` and indexed as the TUI and MCP server index
+    (hash embedder: no model) when a case first asks for it."""
 
+    def __init__(self, dest: Path) -> None:
+        self.dest = dest
+        self.runtimes: dict[str, VaultRuntime] = {}
+        self.held: dict[str, DataviewService] = {}
 
-def open_vault(vault: Path) -> VaultRuntime:
-    """The vault indexed as the TUI and MCP server index it (hash embedder: no model)."""
-    runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=False)
-    runtime.start()
-    assert runtime.worker.wait_idle(120)
-    return runtime
+    def runtime(self, name: str) -> VaultRuntime:
+        if name not in self.runtimes:
+            vault = self.dest / name
+            shutil.copytree(DATA / name, vault)
+            runtime = VaultRuntime(Settings.for_vault(vault), HashEmbedder(), watch=False)
+            runtime.start()
+            assert runtime.worker.wait_idle(120)
+            self.runtimes[name] = runtime
+        return self.runtimes[name]
+
+    def services(self, name: str) -> tuple[DataviewService, DataviewService]:
+        """A new service (a fresh `kbtui dataview` process: pages built with only what the
+        query reads) and the vault's long-lived one (the TUI's, the MCP server's: from its
+        third query it holds whole pages)."""
+        runtime = self.runtime(name)
+        if name not in self.held:
+            self.held[name] = DataviewService(runtime.kb.store, runtime.settings.vault)
+        return DataviewService(runtime.kb.store, runtime.settings.vault), self.held[name]
+
+    def close(self) -> None:
+        for runtime in self.runtimes.values():
+            runtime.close()
 
 
 def _name(path: str) -> str:
@@ -106,8 +127,18 @@ def _task_tokens(items: list[Any]) -> list[str]:
     return out
 
 
-def run_dataview(service: DataviewService, case: Case) -> dict[str, Any]:
-    """What kbtui answers, in the case's shape: rows, groups, headers, values."""
+def run_dataview(vaults: Vaults, case: Case) -> dict[str, Any]:
+    """What kbtui answers, in the case's shape: rows, groups, headers, values; asked in a
+    fresh service and in a long-lived one, which must agree."""
+    fresh, held = vaults.services(case.vault)
+    got = _dataview(fresh, case)
+    again = _dataview(held, case)
+    if again != got:
+        return {"differs": f"a fresh process answers {got}, a long-lived one {again}"}
+    return got
+
+
+def _dataview(service: DataviewService, case: Case) -> dict[str, Any]:
     now = dt.datetime(TODAY.year, TODAY.month, TODAY.day, 9, 0)
     _q, result, _raw = service.query(case.query, None, now=now)
     if result.kind == "task":
@@ -134,8 +165,10 @@ def run_dataview(service: DataviewService, case: Case) -> dict[str, Any]:
     return {"rows": rows, "values": values, "headers": list(result.headers)}
 
 
-def run_tasks(runtime: VaultRuntime, case: Case) -> dict[str, Any]:
-    answer = runtime.call("app_tasks_query", {"query": case.query, "today": TODAY.isoformat()})
+def run_tasks(vaults: Vaults, case: Case) -> dict[str, Any]:
+    answer = vaults.runtime(case.vault).call(
+        "app_tasks_query", {"query": case.query, "today": TODAY.isoformat()}
+    )
     if not answer.get("ok", True) or "results" not in answer:
         raise RuntimeError(str(answer.get("message") or answer))
     found = answer["results"]
@@ -153,6 +186,8 @@ def run_tasks(runtime: VaultRuntime, case: Case) -> dict[str, Any]:
 
 def mismatch(case: Case, got: dict[str, Any]) -> str | None:
     """Why kbtui's answer differs from the expected one, or None when it matches."""
+    if "differs" in got:
+        return str(got["differs"])
 
     def same(want: list[str], have: list[str]) -> bool:
         return want == have if case.ordered else sorted(want) == sorted(have)

@@ -7,28 +7,25 @@ xfail (strict): bugs for a later session, left unfixed so the held-out figure st
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from kbtui.dataview.service import DataviewService
-from tests.conformance_kit import Case, mismatch, open_vault, params, run_dataview, vault_copy
+from tests.conformance_kit import Case, Vaults, mismatch, params, run_dataview
 
 # held-out queries kbtui answers differently (found by the one held-out run): not fixed here
 KNOWN_HELDOUT: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DataviewService]:
-    vault = vault_copy(tmp_path_factory.mktemp("dv_conformance"))
-    runtime = open_vault(vault)
+def vaults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vaults]:
+    opened = Vaults(tmp_path_factory.mktemp("conformance"))
     try:
-        yield DataviewService(runtime.kb.store, Path(vault))
+        yield opened
     finally:
-        runtime.close()
+        opened.close()
 
 
 @pytest.mark.parametrize("case", params("dataview", KNOWN_HELDOUT))
-def test_dataview_query_gives_the_documented_rows(service: DataviewService, case: Case) -> None:
-    got = run_dataview(service, case)
+def test_dataview_query_gives_the_documented_rows(vaults: Vaults, case: Case) -> None:
+    got = run_dataview(vaults, case)
     assert mismatch(case, got) is None, f"{case.query}\n{mismatch(case, got)}"

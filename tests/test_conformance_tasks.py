@@ -11,23 +11,22 @@ from collections.abc import Iterator
 
 import pytest
 
-from kbtui.runtime.runtime import VaultRuntime
-from tests.conformance_kit import Case, mismatch, open_vault, params, run_tasks, vault_copy
+from tests.conformance_kit import Case, Vaults, mismatch, params, run_tasks
 
 # held-out queries kbtui answers differently (found by the one held-out run): not fixed here
 KNOWN_HELDOUT: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
-def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VaultRuntime]:
-    rt = open_vault(vault_copy(tmp_path_factory.mktemp("tq_conformance")))
+def vaults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vaults]:
+    opened = Vaults(tmp_path_factory.mktemp("conformance"))
     try:
-        yield rt
+        yield opened
     finally:
-        rt.close()
+        opened.close()
 
 
 @pytest.mark.parametrize("case", params("tasks", KNOWN_HELDOUT))
-def test_tasks_query_gives_the_documented_tasks(runtime: VaultRuntime, case: Case) -> None:
-    got = run_tasks(runtime, case)
+def test_tasks_query_gives_the_documented_tasks(vaults: Vaults, case: Case) -> None:
+    got = run_tasks(vaults, case)
     assert mismatch(case, got) is None, f"{case.query}\n{mismatch(case, got)}"
