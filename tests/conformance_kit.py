@@ -166,9 +166,26 @@ def _dataview(service: DataviewService, case: Case) -> dict[str, Any]:
 
 
 def run_tasks(vaults: Vaults, case: Case) -> dict[str, Any]:
-    answer = vaults.runtime(case.vault).call(
-        "app_tasks_query", {"query": case.query, "today": TODAY.isoformat()}
-    )
+    """The tasks kbtui answers, in the case's shape; asked as a fresh process's first query
+    (only the rows of the statuses the query keeps are read) and again from the running
+    process's tasks, which must agree."""
+    from kbtui.tools.obsidian import tasks_query
+
+    runtime = vaults.runtime(case.vault)
+    key = str(runtime.settings.vault)
+    tasks_query._CACHE.pop(key, None)  # as a new process starts: nothing read yet
+    tasks_query._SEEN.discard(key)
+    got = _tasks(runtime, case)
+    for _ in range(2):  # read whole, then numbered in the default order (kept tasks)
+        again = _tasks(runtime, case)
+        if again != got:
+            return {"differs": f"a fresh process answers {got}, a running one {again}"}
+    return got
+
+
+def _tasks(runtime: VaultRuntime, case: Case) -> dict[str, Any]:
+    args = {"query": case.query, "today": TODAY.isoformat()}
+    answer = runtime.call("app_tasks_query", args)
     if not answer.get("ok", True) or "results" not in answer:
         raise RuntimeError(str(answer.get("message") or answer))
     found = answer["results"]
