@@ -36,6 +36,7 @@ class Case:
     headers: list[str] | None
     values: list[list[str]] | None
     vault: str = "vault"  # vault2: a global filter, bullets, quotes, hidden and odd tasks
+    this: str | None = None  # the note holding the query (its path)
 
 
 def cases(language: str, half: str) -> list[Case]:
@@ -53,6 +54,7 @@ def cases(language: str, half: str) -> list[Case]:
             headers=c.get("headers"),
             values=[[str(v) for v in row] for row in c["values"]] if "values" in c else None,
             vault=c.get("vault", "vault"),
+            this=c.get("this"),
         )
         for c in raw
     ]
@@ -140,7 +142,7 @@ def run_dataview(vaults: Vaults, case: Case) -> dict[str, Any]:
 
 def _dataview(service: DataviewService, case: Case) -> dict[str, Any]:
     now = dt.datetime(TODAY.year, TODAY.month, TODAY.day, 9, 0)
-    _q, result, _raw = service.query(case.query, None, now=now)
+    _q, result, _raw = service.query(case.query, case.this, now=now)
     if result.kind == "task":
         items = result.tasks
         if items and "key" in items[0] and "rows" in items[0] and "path" not in items[0]:
@@ -184,7 +186,7 @@ def run_tasks(vaults: Vaults, case: Case) -> dict[str, Any]:
 
 
 def _tasks(runtime: VaultRuntime, case: Case) -> dict[str, Any]:
-    args = {"query": case.query, "today": TODAY.isoformat()}
+    args = {"query": case.query, "today": TODAY.isoformat(), "this": case.this}
     answer = runtime.call("app_tasks_query", args)
     if not answer.get("ok", True) or "results" not in answer:
         raise RuntimeError(str(answer.get("message") or answer))
