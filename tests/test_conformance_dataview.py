@@ -13,7 +13,11 @@ import pytest
 from tests.conformance_kit import Case, Vaults, mismatch, params, run_dataview
 
 # held-out queries kbtui answers differently (found by the one held-out run): not fixed here
-KNOWN_HELDOUT: dict[str, str] = {}
+KNOWN_HELDOUT: dict[str, str] = {
+    "dv-h06": "the expected rows are wrong, not kbtui: written by hand, they missed the "
+    "Expressions page's rule that null is below every value (`null <= date(today)` is true), "
+    "so Draft Book, with no year, passes `year < 1950`; left as measured (39/40)",
+}
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conformance_kit import Case, Vaults, mismatch, params, run_tasks
 
-# held-out queries kbtui answers differently (found by the one held-out run): not fixed here
+# held-out queries kbtui answers differently (found by the one held-out run, 34/34): none
 KNOWN_HELDOUT: dict[str, str] = {}
 
 
