@@ -54,6 +54,8 @@ class _Walk:
         elif kind == "index":
             literal = x[2][0] == "lit" and isinstance(x[2][1], str)
             self.whole |= literal and x[2][1] == "file" and not keyed
+            if literal and not _is_file(x[1]):  # `rows.rating`, `(r) => r.rating`: a field
+                self.names.add(x[2][1])  # of the pages a group or lambda holds
             self.walk(x[1], literal)
             self.walk(x[2])
         elif kind != "lambda":
@@ -61,6 +63,13 @@ class _Walk:
                 self.walk(part)
         else:
             self.walk(x[2])
+
+
+def _is_file(x: Any) -> bool:
+    """`file` or `<something>.file`: its keys are file facts, not fields."""
+    if x[0] == "var":
+        return bool(x[1] == "file")
+    return bool(x[0] == "index" and x[2][0] == "lit" and x[2][1] == "file")
 
 
 def needs(query: Query) -> Need:

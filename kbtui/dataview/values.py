@@ -191,8 +191,13 @@ def text_key(s: str) -> tuple[tuple[tuple[int, str], ...], str]:
             rank = 3
         else:
             rank = 1
+            base = _PUNCTUATION.get(base, base)
         primary.append((rank, base))
     return tuple(primary), s.swapcase()
+
+
+# ASCII punctuation in the Unicode collation's order, which localeCompare follows ("(" < "#")
+_PUNCTUATION = {c: chr(i + 1) for i, c in enumerate("_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$")}
 
 
 # Types of different kinds order by their names (compareValue: `localeCompare` of the names).

@@ -19,13 +19,18 @@ from kbtui.tasksquery.model import INVALID, QTask
 from kbtui.vault.obsidian.task_settings import TYPE_ORDER
 
 _DIGITS = re.compile(r"\d+")
+# ASCII space and punctuation in the Unicode collation's order (what localeCompare follows:
+# `(No tags)` before `#design`), moved below the digits and letters
+_PUNCTUATION = str.maketrans(
+    {c: chr(i + 1) for i, c in enumerate(" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$")}
+)
 
 
 @lru_cache(maxsize=200_000)
 def text_key(text: str) -> tuple[str, str]:
     """A key that orders like localeCompare(..., {numeric: true}) for common text: case aside
-    (lower case first on a tie), numbers by value."""
-    folded = _DIGITS.sub(lambda m: m.group(0).zfill(24), text.casefold())
+    (lower case first on a tie), numbers by value, punctuation in the collation's order."""
+    folded = _DIGITS.sub(lambda m: m.group(0).zfill(24), text.casefold().translate(_PUNCTUATION))
     return (folded, text.swapcase())
 
 
