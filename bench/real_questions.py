@@ -17,6 +17,8 @@ bench/obsidian_questions.jsonl (52) and obsidian_questions_heldout.jsonl (52) ar
 sets: over kepano's vault, the Obsidian help vault (obsidianmd/obsidian-help, folder en/, its
 .md files) and the Tasks plugin's docs (obsidian-tasks-group/obsidian-tasks, folder docs/),
 written before any search and split alternately; ranking was tuned on the first only.
+obsidian_questions_fresh.jsonl (30) was written later the same way (docs/search.md says
+which rules each set has judged).
 
 Each DIR is a copy of the vault (indexed in DIR/.kbtui, brought up to date first):
 kepano = /work/shared/data/vaults/kepano copied; hub = obsidian-community/obsidian-hub;
