@@ -37,6 +37,20 @@ def copy_vault(dest: Path, source: Path = VAULT_EXAMPLE) -> Path:
     return dest
 
 
+@pytest.fixture(autouse=True)
+def fresh_cli_consoles() -> Iterator[None]:
+    """The CLI makes its consoles once a process (a command is a process): in tests many
+    commands share one, and a console made while a test had set COLUMNS would wrap every
+    later test's messages at that width (two pytest workers run files in new orders)."""
+    from kbtui.cli.common import err, out
+
+    err.cache_clear()
+    out.cache_clear()
+    yield
+    err.cache_clear()
+    out.cache_clear()
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     """A private copy of vault_example (tests may edit it)."""
