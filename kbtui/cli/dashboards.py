@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from kbtui.cli.common import emit, json_option, opened_vault, vault_option
+from kbtui.cli.common import emit, json_option, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
-from kbtui.cli.vault_out import call_tool, format_option
+from kbtui.cli.vault_out import format_option, read_tool
 
 _FIELDS = ("status", "text", "file", "line")
 
@@ -36,7 +36,8 @@ def tasks_query(
     `group` when the query groups; paths one `path:line` a task."""
     text = sys.stdin.read() if query == "-" else query.replace("\\n", "\n")
     args = {"query": text, "today": today, "this": this, "markdown": fmt == "md"}
-    answer = call_tool(vault, "app_tasks_query", args)
+    answer = read_tool(vault, "app_tasks_query", {k: v for k, v in args.items() if v is not None})
+    emit(answer, as_json=False)
     if fmt == "md":
         click.echo(answer["markdown"])
     elif fmt == "paths":
@@ -75,8 +76,7 @@ def dataview(vault: str | None, query: str, this: str | None, fmt: str, as_json:
     args: dict[str, Any] = {"query": query}
     if this:
         args["this"] = this
-    with opened_vault(vault, need_model=False) as kb:
-        response = kb.call("app_dataview", args)
+    response = read_tool(vault, "app_dataview", args)
     shown = emit(response, as_json)
     exit_if_never_indexed(response, as_json)
     if shown:

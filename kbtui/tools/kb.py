@@ -9,7 +9,7 @@ from kbtui.models import SearchFilters
 from kbtui.search.service import Mode
 from kbtui.tools.base_search import base_document, base_hits
 from kbtui.tools.contracts.kb import ENTITY_TYPES
-from kbtui.tools.envelope import NotFoundError, ValidationError, ok
+from kbtui.tools.envelope import NOT_INITIALIZED, NotFoundError, ValidationError, ok
 from kbtui.tools.graph.read import KnowledgeGraph
 from kbtui.tools.parts import VaultParts
 from kbtui.vault.attachments.pdf import is_pdf, page_of, page_place
@@ -23,9 +23,6 @@ VOICE_TOP_K = 3
 # training claims through `kbtui mcp` on an unindexed vault, bench/mcp_ranking.py) the mix
 # scored nDCG@10 0.25-0.48 with 10-80% embedded and 0.68 at 90%+, keyword alone 0.67.
 WAITING_SHARE = 0.10
-
-
-NOT_INITIALIZED = "KB not initialized: no notes are indexed yet; run `kbtui index`"
 
 
 class KbTools:
