@@ -79,3 +79,7 @@ def test_similarities_after_an_exact_search_are_the_gathered_rows_scores(
     assert kept == dict(zip(vectors.cids[rows].tolist(), gathered.tolist(), strict=True))
     other = np.asarray(embedder.embed(["meeting notes"])[0], dtype=np.float32)
     assert vectors.similarities(other, cids) != kept  # another query: its own scores
+    allowed = np.asarray(cids[::4], dtype=np.int64)  # a narrow filter: only its rows scored
+    vectors.search(query, 5, allowed)
+    assert vectors.similarities(query, cids) == kept  # rows it did not score: gathered
+    assert vectors.similarities(query, allowed.tolist()) == {c: kept[c] for c in allowed.tolist()}
