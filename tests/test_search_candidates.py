@@ -12,6 +12,7 @@ import numpy as np
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.indexing.indexer import Indexer
+from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.candidates import candidates
 from kbtui.search.vector_index import VectorIndex, dot
 from kbtui.store import Store
@@ -83,3 +84,20 @@ def test_similarities_after_an_exact_search_are_the_gathered_rows_scores(
     vectors.search(query, 5, allowed)
     assert vectors.similarities(query, cids) == kept  # rows it did not score: gathered
     assert vectors.similarities(query, allowed.tolist()) == {c: kept[c] for c in allowed.tolist()}
+
+
+def test_a_type_filter_still_checks_types_the_index_holds(settings: Settings) -> None:
+    """kb_search skips the index's types for a type of the contract (a query a search);
+    another type is still looked up: a note's own type passes, an unknown one fails."""
+    (settings.vault / "pancakes.md").write_text("---\ntype: recipe\n---\nFlour, milk.\n")
+    kb = KnowledgeBase.open(settings, HashEmbedder())
+    try:
+        kb.indexer.run()
+        ask = {"query": "flour milk", "top_k": 3}
+        found = kb.call("kb_search", {**ask, "filters": {"type": "recipe"}})
+        assert [r["title"] for r in found["results"]] == ["pancakes"]
+        assert kb.call("kb_search", {**ask, "filters": {"type": "person"}})["ok"]
+        wrong = kb.call("kb_search", {**ask, "filters": {"type": "nope"}})
+        assert not wrong["ok"] and "recipe" in wrong["message"]
+    finally:
+        kb.close()
