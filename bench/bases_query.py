@@ -20,15 +20,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_common import cpu_times, machine_note, percentiles
+from bench_common import Samples, cpu_times, kbtui_runs, machine_note, print_samples, timed_into
 
 from kbtui.config import Settings
 from kbtui.indexing.indexer import Indexer
@@ -111,18 +108,17 @@ def main() -> None:
     store.close()  # the CLI opens the index itself (DuckDB: one process at a time)
     query = {"file": "Books", "limit": 50}
     before = cpu_times()
-    report = {"fresh `kbtui base:query` (start-up included)": cli_runs(vault, args.runs, args.work)}
+    command = ["base:query", "Books", "--vault", str(vault), "--format", "paths"]
+    report: Samples = {
+        "fresh `kbtui base:query` (start-up included)": kbtui_runs(command, args.runs, args.work)
+    }
     store = Store(settings.db_path)
 
     def parts() -> VaultParts:
         return VaultParts(settings, store, None, None, None, None)  # type: ignore[arg-type]
 
     def timed(call: Callable[[], Any], into: str) -> Any:
-        t, c = time.perf_counter(), time.process_time()
-        answer = call()
-        report.setdefault(into, []).append(((time.perf_counter() - t) * 1000,
-                                            (time.process_time() - c) * 1000))  # fmt: skip
-        return answer
+        return timed_into(report, into, call)
 
     answer = {}
     for _ in range(args.runs):  # a new service holds no rows: the first query of a process
@@ -139,9 +135,7 @@ def main() -> None:
         timed(lambda: BaseTools(parts()).base_query(query), "after a save, through SQL")
         save(vault, indexer, rng, i + 1000, args.notes)
         timed(lambda: held.base_query(query), "after a save, rows in memory")
-    for name, runs in report.items():
-        print(f"{name}:\n  wall {percentiles([w for w, _ in runs])}"
-              f"\n  CPU  {percentiles([c for _, c in runs])}")  # fmt: skip
+    print_samples(report)
     print(machine_note(before), f"load {os.getloadavg()[0]:.2f}")
     store.close()
 
@@ -156,26 +150,6 @@ def save(vault: Path, indexer: Indexer, rng: random.Random, i: int, notes: int) 
     note.write_text(old.replace("rating: ", f"rating: {rng.randint(1, 10)}\nx: ", 1),
                     encoding="utf-8")  # fmt: skip
     indexer.run(embed=False, paths=[path])
-
-
-def cli_runs(vault: Path, runs: int, work: Path) -> list[tuple[float, float]]:
-    """(wall ms, CPU ms) of `kbtui base:query` in a new process each time, the first run
-    (which writes the bytecode cache) left out."""
-    kbtui = Path(sys.executable).with_name("kbtui")
-    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    command = [str(kbtui), "base:query", "Books", "--vault", str(vault), "--format", "paths"]
-    out = []
-    for i in range(runs + 1):
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
-        wall = (time.perf_counter() - t) * 1000
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime) * 1000
-        if i:
-            out.append((wall, cpu))
-    return out
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -102,6 +102,7 @@ def timed(fn: Callable[[int], object], rounds: int) -> list[float]:
 
 
 Call = Callable[[str, dict[str, Any]], Mapping[str, Any]]
+T = TypeVar("T")
 
 
 def timed_calls(call: Call, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[float]:
@@ -114,6 +115,48 @@ def timed_calls(call: Call, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> l
         out.append((time.perf_counter() - start) * 1000)
         if not answer.get("ok", True):
             raise SystemExit(f"{name} {args} failed: {answer.get('message')}")
+    return out
+
+
+Samples = dict[str, list[tuple[float, float]]]  # what was timed -> (wall ms, CPU ms) a run
+
+
+def timed_into(report: Samples, label: str, call: Callable[[], T]) -> T:
+    """call(), its wall and this process's CPU milliseconds added to report[label]."""
+    t, c = time.perf_counter(), time.process_time()
+    answer = call()
+    wall, cpu = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+    report.setdefault(label, []).append((wall, cpu))
+    return answer
+
+
+def print_samples(report: Samples, indent: str = "") -> None:
+    """Each label's wall and CPU percentiles, two lines."""
+    for label, runs in report.items():
+        print(f"{indent}{label}:\n{indent}  wall {percentiles([w for w, _ in runs])}"
+              f"\n{indent}  CPU  {percentiles([c for _, c in runs])}")  # fmt: skip
+
+
+def kbtui_runs(args: list[str], runs: int, work: Path) -> list[tuple[float, float]]:
+    """(wall ms, CPU ms) of `kbtui ARGS` (this venv's) in a new process each time, as an
+    installed kbtui runs (bytecode cached under `work`); the first run, which writes that
+    cache, left out. A failed run stops the bench."""
+    import resource
+    import sys
+
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    command = [str(Path(sys.executable).with_name("kbtui")), *args]
+    out = []
+    for i in range(runs + 1):
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+        wall = (time.perf_counter() - t) * 1000
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime) * 1000
+        if i:
+            out.append((wall, cpu))
     return out
 
 
@@ -140,40 +183,12 @@ def memory_fields(pid: int | Literal["self"] = "self") -> dict[str, float]:
 
 
 def rss_line(label: str) -> str:
+    from bench_memory import mapped_files
+
     f = memory_fields()
     return (
         f"RSS {label}: {f['VmRSS']:.0f} MB (anon {f['RssAnon']:.0f}, "
         f"mapped files {f['RssFile']:.0f}, peak {f['VmHWM']:.0f})\n  {mapped_files()}"
-    )
-
-
-def mapped_files() -> str:
-    """This process's mapped files' resident MB by kind, from /proc/self/smaps, each as
-    private+shared (shared: also mapped by another process, e.g. a library another Python has
-    loaded). File pages only (Rss less Anonymous): these the OS can drop and read again."""
-    kinds: dict[str, list[float]] = {}
-    part: list[float] | None = None
-    for line in Path("/proc/self/smaps").read_text().splitlines():
-        head = line.split(None, 5)
-        if "-" in head[0] and len(head) > 4 and ":" not in head[0]:
-            path = head[5] if len(head) > 5 else ""
-            name = Path(path).name
-            kind = (
-                None
-                if not path.startswith("/")
-                else name
-                if name.endswith(".arrays") or name == "model.onnx.data"
-                else "libraries"
-                if ".so" in name or name.endswith(".duckdb_extension")
-                else "other files"
-            )
-            part = None if kind is None else kinds.setdefault(kind, [0.0, 0.0])
-        elif part is not None and head[0] in ("Rss:", "Anonymous:"):
-            part[0] += (1 if head[0] == "Rss:" else -1) * int(head[1]) / 1024
-        elif part is not None and head[0] in ("Shared_Clean:", "Shared_Dirty:"):
-            part[1] += int(head[1]) / 1024
-    return "mapped: " + ", ".join(
-        f"{k} {f:.0f} ({f - s:.0f}+{s:.0f})" for k, (f, s) in sorted(kinds.items()) if f >= 0.5
     )
 
 

@@ -22,14 +22,11 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
-import subprocess
-import sys
 import time
+from functools import partial
 from pathlib import Path
-from typing import Any
 
-from bench_common import cpu_times, machine_note, percentiles
+from bench_common import Samples, cpu_times, kbtui_runs, machine_note, print_samples, timed_into
 from synth_vault import make_vault
 
 from kbtui.config import Settings
@@ -96,36 +93,28 @@ def main() -> None:
     indexer = Indexer(settings, store, None)
     rng = random.Random(7)
     for name, query in chosen.items():
-        report: dict[str, list[tuple[float, float]]] = {}
+        report: Samples = {}
         answer = {}
         ask = {"query": query}
         for i in range(args.runs):
-            answer = timed(report, "first query", DataviewTools(parts).app_dataview, ask)
+            answer = timed_into(
+                report, "first query", partial(DataviewTools(parts).app_dataview, ask)
+            )
             if i == 0:  # the pages it meets are built whole the first time
-                timed(report, "held, first time", held.app_dataview, ask)
-            timed(report, "held, warm", held.app_dataview, ask)
+                timed_into(report, "held, first time", partial(held.app_dataview, ask))
+            timed_into(report, "held, warm", partial(held.app_dataview, ask))
             if i % 2 == 0:
                 save(vault, indexer, rng)
-                timed(report, "held, after a save", held.app_dataview, ask)
+                timed_into(report, "held, after a save", partial(held.app_dataview, ask))
         print(f"{name}: {query}\n  {answer['count']} rows")
-        for what, runs in report.items():
-            print(f"  {what}: wall {percentiles([w for w, _ in runs])}"
-                  f"\n  {' ' * len(what)}  CPU  {percentiles([c for _, c in runs])}")  # fmt: skip
+        print_samples(report, "  ")
     store.close()  # the CLI opens the index itself (DuckDB: one process at a time)
     if not args.no_cli:
         for name, query in chosen.items():
-            runs = cli_runs(vault, query, max(5, args.runs // 2), args.work)
-            print(f"{name}: fresh `kbtui dataview`: wall {percentiles([w for w, _ in runs])}"
-                  f"\n  CPU  {percentiles([c for _, c in runs])}")  # fmt: skip
+            command = ["dataview", query, "--vault", str(vault), "--format", "paths"]
+            runs = kbtui_runs(command, max(5, args.runs // 2), args.work)
+            print_samples({f"{name}: fresh `kbtui dataview`": runs})
     print(machine_note(before), f"load {os.getloadavg()[0]:.2f}")
-
-
-def timed(report: dict[str, list[tuple[float, float]]], into: str, call: Any, ask: Any) -> Any:
-    t, c = time.perf_counter(), time.process_time()
-    answer = call(ask)
-    report.setdefault(into, []).append(((time.perf_counter() - t) * 1000,
-                                        (time.process_time() - c) * 1000))  # fmt: skip
-    return answer
 
 
 def save(vault: Path, indexer: Indexer, rng: random.Random) -> None:
@@ -136,26 +125,6 @@ def save(vault: Path, indexer: Indexer, rng: random.Random) -> None:
     text = text.replace("effort:: ", f"effort:: {rng.randint(1, 10)}\nx:: ", 1)
     note.write_text(text.replace("- [ ]", "- [x]", 1), encoding="utf-8")
     indexer.run(embed=False, paths=[str(note.relative_to(vault))])
-
-
-def cli_runs(vault: Path, query: str, runs: int, work: Path) -> list[tuple[float, float]]:
-    """(wall ms, CPU ms) of `kbtui dataview` in a new process each time, the first run (which
-    writes the bytecode cache) left out."""
-    kbtui = Path(sys.executable).with_name("kbtui")
-    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    command = [str(kbtui), "dataview", query, "--vault", str(vault), "--format", "paths"]
-    out = []
-    for i in range(runs + 1):
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
-        wall = (time.perf_counter() - t) * 1000
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime) * 1000
-        if i:
-            out.append((wall, cpu))
-    return out
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
     python bench/kb_latency.py --chunks 300000 --exact  # no HNSW side file (its build is long)
     python bench/kb_latency.py --chunks 1000000 --bulk --exact --work /tmp/kbtui-bench/million
     python bench/kb_latency.py --chunks 1000000 --bulk --hnsw --cold-cache  # as after a reboot
+    python bench/kb_latency.py --compare 7c2441e --chunks 100000  # bench/kb_compare.py
 
 With --bulk the index is built by bench/bulk_index.py (kbtui's indexer in big write batches,
 realistic vectors written in bulk: ~10 min at 1M chunks instead of hours) and the queries are
@@ -51,6 +52,7 @@ from bench_common import (
     working_copy,
 )
 from bulk_index import bulk_index
+from kb_compare import compare
 from page_cache import cold
 from realistic_vectors import abstract_vectors, replace_vectors, scifact_queries
 
@@ -301,7 +303,11 @@ def main() -> None:
     parser.add_argument("--bulk", action="store_true", help="bench/bulk_index.py's, realistic")
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--cold-cache", action="store_true", help="evict index, model first")
+    parser.add_argument("--compare", metavar="REV", help="REV and this checkout in turns")
     args = parser.parse_args()
+    if args.compare:  # bench/kb_compare.py: both commits in child processes, the ratio
+        compare(args.compare, args.chunks or 100_000, 6, min(args.rounds, 100), args.work, False)
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     if args.bulk and args.chunks:
         args.realistic = True

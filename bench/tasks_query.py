@@ -9,9 +9,7 @@ Targets: p95 <= 150 ms in process, <= 1 s for a fresh CLI.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -22,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_common import cpu_times, machine_note, p50_p95, percentiles
+from bench_common import WORK, cpu_times, kbtui_runs, machine_note, p50_p95, percentiles
 from synth_vault import make_vault
 
 from kbtui.config import Settings
@@ -91,34 +89,17 @@ def in_process(root: Path, rounds: int, today: str) -> None:
     rt.close()
 
 
-def _child(args: list[str], root: Path) -> tuple[float, float]:
-    """Wall and CPU (user + system) milliseconds of one fresh `kbtui` process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "kbtui.cli", *args, "--vault", str(root)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        check=False,
-    )
-    wall = (time.perf_counter() - t) * 1000
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert done.returncode == 0, done.stderr
-    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
-    return wall, cpu
-
-
 def fresh_cli(root: Path, rounds: int, today: str) -> None:
-    runs = {
+    commands = {
         "baseline: kbtui orphans --total": ["orphans", "--total"],
         **{
             f"tasks:query {label}": ["tasks:query", QUERIES[label], "--today", today]
             for label in ("not done, due before next week", "dashboard: group by filename")
         },
     }
-    for label, args in runs.items():
-        walls, cpus = zip(*(_child(args, root) for _ in range(rounds)), strict=True)
+    for label, args in commands.items():
+        runs = kbtui_runs([*args, "--vault", str(root)], rounds, WORK)
+        walls, cpus = zip(*runs, strict=True)
         print(f"fresh CLI {label:48s} {percentiles(list(walls))}  cpu {p50_p95(list(cpus))} ms")
 
 

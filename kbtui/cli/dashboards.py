@@ -15,7 +15,7 @@ import click
 from kbtui.cli.bases import render as render_base
 from kbtui.cli.common import emit, json_option, opened_vault, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
-from kbtui.cli.vault_out import call_tool, format_option, table_text
+from kbtui.cli.vault_out import format_option, read_tool, table_text
 
 _FIELDS = ("status", "text", "file", "line")
 
@@ -37,7 +37,8 @@ def tasks_query(
     `group` when the query groups; paths one `path:line` a task."""
     text = sys.stdin.read() if query == "-" else query.replace("\\n", "\n")
     args = {"query": text, "today": today, "this": this, "markdown": fmt == "md"}
-    answer = call_tool(vault, "app_tasks_query", args)
+    answer = read_tool(vault, "app_tasks_query", {k: v for k, v in args.items() if v is not None})
+    emit(answer, as_json=False)
     click.echo(tasks_text(answer["results"], answer.get("markdown"), fmt), nl=False)
 
 
@@ -79,8 +80,7 @@ def dataview(vault: str | None, query: str, this: str | None, fmt: str, as_json:
     args: dict[str, Any] = {"query": query}
     if this:
         args["this"] = this
-    with opened_vault(vault, need_model=False) as kb:
-        response = kb.call("app_dataview", args)
+    response = read_tool(vault, "app_dataview", args)
     shown = emit(response, as_json)
     exit_if_never_indexed(response, as_json)
     if shown:

@@ -12,7 +12,19 @@ from typing import Any, TypeVar
 
 import click
 
-from kbtui.cli.common import emit, opened_vault
+from kbtui.cli.common import emit, opened_vault, settings_for
+
+
+def read_tool(vault: str | None, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A query that reads only the index (kbtui.runtime.reader): run on the index opened
+    alone when no other kbtui process has the vault, else through the shared path."""
+    from kbtui.runtime.reader import read_once
+
+    answer = read_once(settings_for(vault), tool, args)
+    if answer is None:
+        with opened_vault(vault, need_model=False) as kb:
+            answer = kb.call(tool, args)
+    return answer
 
 
 def call_tool(vault: str | None, tool: str, args: dict[str, Any]) -> dict[str, Any]:

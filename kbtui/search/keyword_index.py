@@ -40,11 +40,16 @@ READ = ("fingerprints", "rows", "tfs")  # read a term's run at once, not mapped 
 class KeywordScores:
     """One query's BM25: the top chunks and the score of every note (by note ordinal)."""
 
-    hits: list[tuple[int, float, float]]  # (cid, raw BM25, BM25 / the best reachable)
+    top: np.ndarray  # rows (cid, raw BM25, BM25 / the best reachable), best first
     note_scores: np.ndarray  # raw note-level BM25 per note ordinal; empty if no term matched
     note_best: float  # the best note-level BM25 this query could reach
     note_of_cids: np.ndarray  # the sorted cids the index knows ...
     note_of_rows: np.ndarray  # ... and the note ordinal of each
+
+    @property
+    def hits(self) -> list[tuple[int, float, float]]:
+        """`top` as tuples (search.candidates reads the array: 1,200 rows a search)."""
+        return [(int(c), raw, norm) for c, raw, norm in self.top.tolist()]
 
     def notes(self, cids: list[int]) -> np.ndarray:
         """Note-level BM25 of each chunk's note (0 for a chunk the index does not know)."""
@@ -218,7 +223,7 @@ class KeywordIndex:
         self.sync()
         terms = list(dict.fromkeys(term_ids))
         n_rows = len(self.cids)
-        nothing = KeywordScores([], np.zeros(0), 0.0, self.cids, self.note_of)
+        nothing = KeywordScores(np.zeros((0, 3)), np.zeros(0), 0.0, self.cids, self.note_of)
         if not terms or not n_rows:
             return nothing
         alive_n = max(int(self.alive.sum()), 1)
@@ -262,11 +267,9 @@ class KeywordIndex:
         if len(hit) > k:
             hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
         order = hit[np.lexsort((self.cids[hit], -scores[hit]))]
-        hits = [
-            (int(self.cids[r]), float(scores[r]), float(scores[r]) / best if best else 0.0)
-            for r in order
-        ]
-        return KeywordScores(hits, note_scores, note_best, self.cids, self.note_of)
+        raw = scores[order]
+        top = np.column_stack([self.cids[order], raw, raw / best if best else np.zeros(len(raw))])
+        return KeywordScores(top, note_scores, note_best, self.cids, self.note_of)
 
     def _note_norm(self) -> tuple[np.ndarray, int]:
         """(BM25's length term per note ordinal, notes with a live chunk): a note's length

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.search.candidates import candidates
 from kbtui.search.copies import group_copies
 from kbtui.search.embeds import add_embedded
 from kbtui.search.evidence import bm25_leader, evident
@@ -210,10 +212,7 @@ class SearchService:
                 self._beside = ThreadPoolExecutor(1, thread_name_prefix="kbtui-bm25")
             keyword_hits = self._beside.submit(self.keywords.score, terms, pool, allowed, bigrams)
         qvec = self.embed_query(query) if mode != "keyword" else None
-        vec_hits: dict[int, float] = {}
-        if qvec is not None:
-            vec_hits = dict(self.vectors.search(qvec, pool, allowed))
-        kw_hits: dict[int, tuple[float, float]] = {}
+        vec_hits = self.vectors.search(qvec, pool, allowed) if qvec is not None else []
         found: KeywordScores | None = None
         if mode != "vector":
             found = (
@@ -221,15 +220,12 @@ class SearchService:
                 if keyword_hits is not None
                 else self.keywords.score(terms, pool, allowed, bigrams)
             )
-            kw_hits = {cid: (raw, norm) for cid, raw, norm in found.hits}
-        lead = self._leader(found, allowed, kw_hits) if mode != "vector" else set()
-        if qvec is not None and mode == "hybrid":
-            missing = [cid for cid in kw_hits if cid not in vec_hits]
-            vec_hits.update(self.vectors.similarities(qvec, missing))
-        cids = list(vec_hits.keys() | kw_hits.keys())
-        cos = np.nan_to_num(np.array([vec_hits.get(c, np.nan) for c in cids]), nan=-1.0)
-        raw = np.array([kw_hits.get(c, (0.0, 0.0))[0] for c in cids], dtype=np.float64)
-        kw = np.array([kw_hits.get(c, (0.0, 0.0))[1] for c in cids], dtype=np.float64)
+        lead = self._leader(found, allowed) if mode != "vector" else set()
+        similar = None
+        if qvec is not None and mode == "hybrid":  # keyword-only candidates' cosines
+            similar = partial(self.vectors.similarities, qvec)
+        kw_top = found.top if found is not None else np.zeros((0, 3))
+        cids, cos, raw, kw = candidates(vec_hits, kw_top, lead, similar)  # candidates.py
         chunk_kw, note_bm25 = kw, None
         if found is not None and found.note_best > 0:
             # the keyword evidence (shown and used): the chunk's or its note's, the larger
@@ -282,12 +278,7 @@ class SearchService:
             keyword_score=round(float(keyword), 4),
         )
 
-    def _leader(
-        self,
-        found: KeywordScores | None,
-        allowed: np.ndarray | None,
-        kw_hits: dict[int, tuple[float, float]],
-    ) -> set[int]:
+    def _leader(self, found: KeywordScores | None, allowed: np.ndarray | None) -> set[int]:
         """The chunk ids of the note whole-note BM25 ranks clearly first (evidence.py),
         added to the candidates (their note-level keyword score is filled in later)."""
         if found is None or found.note_best <= 0:
@@ -298,8 +289,6 @@ class SearchService:
         cids = self.keywords.note_cids(ordinal)
         if allowed is not None:
             cids = cids[row_mask(cids, allowed)]
-        for cid in cids.tolist():
-            kw_hits.setdefault(cid, (0.0, 0.0))
         return set(cids.tolist())
 
     def snippet(self, chunk: dict[str, Any], query: str) -> str:

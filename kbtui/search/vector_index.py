@@ -6,19 +6,19 @@ reads and so run faster than it (100k chunks: ~10 ms against ~38 ms, under load)
 costs ~5e-4 of cosine, far under the gaps that order a top 10: recall@10 against float32
 exact is measured by bench/kb_latency.py and held by tests/test_search_real.py.
 
-Exact top-k is one mat-vec product and is the reference for recall; it serves narrowly
-filtered queries, whose allowed rows it scores directly, so a filter never shrinks the
-result below top_k. On vaults past `hnsw_min` chunks an approximate index (vss HNSW in a
-disposable side file, see kbtui/store/vectors/hnsw.py) answers instead, once it is built and in step
-with the store: every unfiltered query, and a broad filter's when enough of its nearest pass.
+Exact top-k is one mat-vec product and is the reference for recall; it serves narrowly filtered
+queries, whose allowed rows it scores directly, so a filter never shrinks the result below top_k.
+On vaults past `hnsw_min` chunks an approximate index (vss HNSW in a disposable side file, see
+kbtui/store/vectors/hnsw.py) answers instead, once it is built and in step with the store: every
+unfiltered query, and a broad filter's when enough of its nearest pass.
 
-The matrix is written to a side file next to the index (kbtui/store/side/arrays.py) and the
-next start maps it rather than reading every vector from DuckDB (100k chunks: 0.9 s): its
-pages are the OS's page cache, not a copy in this process. Chunk ids are never reused, so a
-file made earlier holds the right vector for every chunk it has that still has one; the
-first sync masks the rest and reads the vectors added since, and past STALE_FRACTION of
-either the file is written again. A write that replaces stored vectors (another model)
-changes the stamp the file is checked against, so it is rebuilt.
+The matrix is written to a side file next to the index (kbtui/store/side/arrays.py) and the next
+start maps it rather than reading every vector from DuckDB (100k chunks: 0.9 s): its pages are the
+OS's page cache, not a copy in this process. Chunk ids are never reused, so a file made earlier
+holds the right vector for every chunk it has that still has one; the first sync masks the rest and
+reads the vectors added since, and past STALE_FRACTION of either the file is written again. A write
+that replaces stored vectors (another model) changes the stamp the file is checked against, so it
+is rebuilt.
 
 Rows added since (a save's chunks, appended: chunk ids only grow) go to a small second
 matrix, `extra`, scored after the mapped one, `base`: appending to the mapped matrix copied
@@ -115,6 +115,7 @@ class VectorIndex:
         self.alive = np.zeros(0, dtype=bool)
         self._base_rows: FileRows | None = None  # `base`'s rows read from its side file
         self._touched = False  # `base`'s mapped pages read in full since the last release
+        self._scored: tuple[Any, int, np.ndarray] = (None, -1, np.zeros(0))  # scores()' last
         if ann is not None:
             ann.rescore = self.rescore
         stamp = store.side_stamp("vectors") if side_files else None
@@ -156,11 +157,16 @@ class VectorIndex:
         return _take(self.base, self.extra, rows, self._base_rows)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
-        """The query's dot product with every row."""
+        """The query's dot product with every row, kept for `similarities` of this query."""
         self._touched = True
-        if not len(self.extra):
-            return dot(self.base, query)
-        return np.concatenate([dot(self.base, query), dot(self.extra, query)])
+        found = np.concatenate([dot(self.base, query), dot(self.extra, query)])
+        return self._keep(query, found)
+
+    def _keep(self, query: np.ndarray, sims: np.ndarray, rows: Any = slice(None)) -> np.ndarray:
+        """`sims` of `rows` kept (the rest NaN) for `similarities` of the same query."""
+        self._scored = (query, self._generation, np.full(len(self.cids), np.nan, np.float32))
+        self._scored[2][rows] = sims
+        return sims
 
     def _write_side(self, path: Path, stamp: dict[str, Any]) -> None:
         """Write the live rows and map them in place of the arrays in RAM."""
@@ -328,24 +334,19 @@ class VectorIndex:
             if not len(rows):
                 return []
             if len(rows) * 10 < len(mask):  # a narrow filter: score only the allowed rows
-                sims = dot(self.take(rows), query)
+                sims = self._keep(query, dot(self.take(rows), query), rows)
             else:  # gathering over a tenth of the rows costs more than scoring them all
                 # (300k chunks, 20% allowed: 52 ms gathered, 27 ms scored in full)
                 sims = self.scores(query)[rows]
         top = np.argpartition(-sims, k - 1)[:k] if len(sims) > k else np.arange(len(sims))
         picked = top if rows is None else rows[top]
         order = np.lexsort((self.cids[picked], -sims[top]))
-        return [(int(self.cids[picked[i]]), float(sims[top[i]])) for i in order]
+        return list(zip(self.cids[picked[order]].tolist(), sims[top[order]].tolist(), strict=True))
 
     def rescore(self, query: np.ndarray, cids: np.ndarray) -> np.ndarray:
         """Cosines of the query with these chunks, in their order (NaN: no vector here)."""
-        base, extra, known, alive, rows = (  # one view; no copy of all
-            self.base,
-            self.extra,
-            self.cids,
-            self.alive,
-            self._base_rows,
-        )
+        view = (self.base, self.extra, self.cids, self.alive, self._base_rows)  # no copy of all
+        base, extra, known, alive, rows = view
         pos = np.minimum(np.searchsorted(known, cids), max(len(known) - 1, 0))
         found = (pos < len(known)) & (known[pos] == cids) & alive[pos] if len(known) else None
         sims = np.full(len(cids), np.nan, dtype=np.float32)
@@ -357,11 +358,12 @@ class VectorIndex:
         """Cosine of the query with these chunks (those that have a vector)."""
         if not cids or not self.size:
             return {}
-        wanted = np.asarray(sorted(set(cids)), dtype=np.int64)
-        mask = row_mask(self.cids, wanted) & self.alive
-        rows = np.flatnonzero(mask)
-        sims = dot(self.take(rows), query)
-        return {int(self.cids[r]): float(s) for r, s in zip(rows, sims, strict=True)}
+        rows = np.flatnonzero(row_mask(self.cids, np.unique(np.array(cids, np.int64))) & self.alive)
+        kept, generation, every = self._scored  # the rows this query's exact search scored
+        same = kept is query and generation == self._generation and len(every) == len(self.cids)
+        sims = every[rows] if same else np.zeros(0)
+        sims = sims if same and not np.isnan(sims).any() else dot(self.take(rows), query)
+        return dict(zip(self.cids[rows].tolist(), sims.tolist(), strict=True))
 
     def vector(self, cid: int) -> np.ndarray | None:
         self.sync()

@@ -8,8 +8,7 @@ from typing import Any
 from kbtui.bases.errors import BaseError
 from kbtui.bases.service import BaseService, result_json
 from kbtui.tools.contracts.bases import BASE_TOOLS
-from kbtui.tools.envelope import NotFoundError, ValidationError, ok
-from kbtui.tools.kb import NOT_INITIALIZED
+from kbtui.tools.envelope import NOT_INITIALIZED, NotFoundError, ValidationError, ok
 from kbtui.tools.obsidian.links import id_path
 from kbtui.tools.parts import VaultParts
 

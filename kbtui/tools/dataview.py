@@ -8,8 +8,7 @@ from typing import Any
 from kbtui.dataview.output import answer
 from kbtui.dataview.query import DqlError
 from kbtui.dataview.service import DataviewService
-from kbtui.tools.envelope import ValidationError, ok
-from kbtui.tools.kb import NOT_INITIALIZED
+from kbtui.tools.envelope import NOT_INITIALIZED, ValidationError, ok
 from kbtui.tools.obsidian.links import id_path
 from kbtui.tools.parts import VaultParts
 

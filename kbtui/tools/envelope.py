@@ -26,6 +26,9 @@ log = logging.getLogger("kbtui.tools")
 ErrorClass = Literal["VALIDATION", "PERMANENT", "TRANSIENT", "INTERNAL"]
 
 
+NOT_INITIALIZED = "KB not initialized: no notes are indexed yet; run `kbtui index`"
+
+
 class ToolError(Exception):
     """A failure a caller can act on; becomes the error envelope, never a traceback."""
 

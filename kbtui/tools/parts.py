@@ -10,14 +10,17 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from kbtui.config import Settings
-from kbtui.embed import Embedder
-from kbtui.indexing.indexer import Indexer
-from kbtui.search.service import SearchService
-from kbtui.search.topics import TopicService
-from kbtui.store import Store
-from kbtui.store.history import History
+
+if TYPE_CHECKING:  # types only: a one-shot read (`store_only`) imports none of them
+    from kbtui.embed import Embedder
+    from kbtui.indexing.indexer import Indexer
+    from kbtui.search.service import SearchService
+    from kbtui.search.topics import TopicService
+    from kbtui.store import Store
+    from kbtui.store.history import History
 
 
 @dataclass(frozen=True)
@@ -38,3 +41,16 @@ class VaultParts:
     history: History | None = None
     # One note write at a time in this process (the write path's precondition and history).
     write_lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @classmethod
+    def store_only(cls, settings: Settings, store: Store) -> VaultParts:
+        """Parts for a one-shot read that needs only the index and the settings (a Dataview or
+        Tasks query from the CLI: kbtui.runtime.reader): no model, search, indexer or topics
+        are made (nor imported); a tool that reaches for one fails saying so."""
+        absent = cast(Any, _NotOpen())
+        return cls(settings, store, None, absent, absent, absent)
+
+
+class _NotOpen:
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"{name}: not open in a one-shot read (VaultParts.store_only)")

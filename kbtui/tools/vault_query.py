@@ -16,8 +16,14 @@ from kbtui.bases.syntax import base_blocks
 from kbtui.tools.bases import BaseTools
 from kbtui.tools.contracts.query import QUERY_TOOLS, VAULT_QUERY
 from kbtui.tools.dataview import DataviewTools
-from kbtui.tools.envelope import NotFoundError, ToolError, UnsupportedError, ValidationError, ok
-from kbtui.tools.kb import NOT_INITIALIZED
+from kbtui.tools.envelope import (
+    NOT_INITIALIZED,
+    NotFoundError,
+    ToolError,
+    UnsupportedError,
+    ValidationError,
+    ok,
+)
 from kbtui.tools.obsidian.links import resolve_note
 from kbtui.tools.obsidian.tasks_query import tasks_query
 from kbtui.tools.parts import VaultParts
