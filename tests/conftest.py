@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,13 @@ from kbtui.embed import Embedder, FastEmbedder, HashEmbedder
 from kbtui.indexing.indexer import Indexer
 from kbtui.runtime.runtime import VaultRuntime
 from kbtui.store import Store
+
+# A pytest-xdist worker starts with COLUMNS=80 in its environment, which a plain run does not
+# have: the CLI (and Rich) would wrap messages at 80 columns, unlike a pipe or a file. The
+# tests read the CLI as a plain run or a pipe does; those that want a width set their own.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 REPO = Path(__file__).resolve().parent.parent
 VAULT_EXAMPLE = REPO / "vault_example"
@@ -35,20 +43,6 @@ def insert_chunks(
 def copy_vault(dest: Path, source: Path = VAULT_EXAMPLE) -> Path:
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".kbtui"), symlinks=True)
     return dest
-
-
-@pytest.fixture(autouse=True)
-def fresh_cli_consoles() -> Iterator[None]:
-    """The CLI makes its consoles once a process (a command is a process): in tests many
-    commands share one, and a console made while a test had set COLUMNS would wrap every
-    later test's messages at that width (two pytest workers run files in new orders)."""
-    from kbtui.cli.common import err, out
-
-    err.cache_clear()
-    out.cache_clear()
-    yield
-    err.cache_clear()
-    out.cache_clear()
 
 
 @pytest.fixture
