@@ -166,7 +166,7 @@ class SearchService:
         ready = self._query_vectors.get(query)  # warm_query's, embedded before the lock
         if ready is not None:
             return ready
-        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        return np.asarray(self.embedder.embed_query([query])[0], dtype=np.float32)
 
     def warm_query(self, query: str) -> None:
         """Embed `query` now, for the search that follows: the runtime calls it before it takes
@@ -174,7 +174,7 @@ class SearchService:
         rather than ahead of them in the queue (issue 33). Uses no store."""
         if self.embedder is None or query in self._query_vectors:
             return
-        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        vector = np.asarray(self.embedder.embed_query([query])[0], dtype=np.float32)
         if len(self._query_vectors) >= QUERY_VECTORS:
             self._query_vectors.clear()  # warmed queries whose search never came
         self._query_vectors[query] = vector
