@@ -140,8 +140,9 @@ def read_packed(path: Path) -> Packed:
     )
 
 
-def build_tokenizer(packed: Packed, dst: Path) -> None:
-    """Write tokenizer.json: XLM-R's Unigram pipeline over the wheel's vocabulary and scores.
+def build_tokenizer(packed: Packed, dst: Path) -> Any:
+    """Write tokenizer.json (and return the tokenizer): XLM-R's Unigram pipeline over the
+    wheel's vocabulary and scores.
 
     sentencepiece's `nmt_nfkc` normaliser is NFKC plus a few rules; they are read off the
     wheel's per-codepoint map, not typed in: control characters it drops, spacing characters
@@ -170,6 +171,7 @@ def build_tokenizer(packed: Packed, dst: Path) -> None:
     tokenizer.add_special_tokens([p for p in packed.pieces[:4]] + [packed.pieces[-1]])
     tokenizer.enable_truncation(MAX_TOKENS)
     tokenizer.save(str(dst))
+    return tokenizer
 
 
 def nmt_rules(normal: dict[int, list[int]]) -> tuple[list[int], list[int], list[int]]:
