@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import mcp_ranking
 import numpy as np
@@ -74,6 +75,10 @@ class CachedEmbedder:
             data = np.load(self.path)
             self.vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
         self._saved = len(self.vectors)
+
+    def __getattr__(self, name: str) -> Any:
+        """The model's other attributes (e5's cosine scale) as search asks for them."""
+        return getattr(self.inner, name)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._cached(texts, "", self.inner.embed)

@@ -56,8 +56,9 @@ DISABLED_FUSIONS = ["SkipLayerNormFusion"]
 # e5's query-passage cosines are compressed high: on 120 SciFact training claims a random
 # abstract scored 0.77 / 0.80 / 0.82 (p10 / p50 / p90), the relevant one 0.83 / 0.87 / 0.91;
 # MiniLM's: random -0.03 / 0.10 / 0.20, relevant 0.34 / 0.58 / 0.79. Search's calibration and
-# fusion were tuned on MiniLM's scale; this line maps both medians onto MiniLM's.
-COSINE_SCALE = (6.63, -5.17)  # MiniLM-like cosine = a * e5 cosine + b
+# fusion were tuned on MiniLM's scale; this map takes both medians (and 1.0) onto MiniLM's,
+# strictly increasing, so a ranking by cosine alone stays e5's own.
+COSINE_MAP = ([-1.0, 0.795, 0.868, 1.0], [-1.0, 0.097, 0.581, 1.0])  # e5 -> MiniLM-like
 RUNTIME = "noskipln"
 MAX_SESSIONS = 4
 FILES = ["model.onnx", DATA_FILE, "tokenizer.json"]
@@ -160,8 +161,7 @@ class E5Embedder(Preloading):
     def comparable(self, cosines: np.ndarray) -> np.ndarray:
         """Query-passage cosines on the scale search's calibration was tuned on (MiniLM's):
         the order is kept, only the fusion with keywords and the score floor see it."""
-        a, b = COSINE_SCALE
-        return np.asarray(a * cosines + b)
+        return np.asarray(np.interp(cosines, *COSINE_MAP))
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._embed([PASSAGE + t for t in texts])
