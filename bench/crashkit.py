@@ -100,7 +100,7 @@ class FaultyEmbedder:
 
     def __init__(self, inner: Embedder, p: float, rng: random.Random) -> None:
         self.inner, self.p, self.rng = inner, p, rng
-        self.model_id, self.dim = inner.model_id, inner.dim
+        self.model_id, self.dim, self.embed_query = inner.model_id, inner.dim, inner.embed_query
 
     def embed(self, texts: list[str]) -> Any:
         if self.rng.random() < self.p:

@@ -65,6 +65,9 @@ class TimedEmbedder:
         self.texts += len(texts)
         return vectors
 
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_query(texts)
+
 
 def index_once(settings: Settings, embedder: TimedEmbedder) -> tuple[IndexReport, float]:
     """One pass as `kbtui index` runs it: open a new Store, run a new Indexer, close."""

@@ -14,6 +14,7 @@ user cache folder: a re-run after a BM25 or fusion change embeds nothing, a chun
 only the new texts. The cache holds exactly what the model returned for that text.
 
     .venv/bin/python bench/retrieval.py [--data DIR] [--queries N] [--docs N] [--no-cache]
+        [--embedder e5]
 
 --via-mcp then closes the index and sends the same questions (SciFact training and the short
 set, top_k 10, each mode) to a real `kbtui mcp` server on that vault (bench/mcp_ranking.py),
@@ -29,7 +30,9 @@ import hashlib
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import mcp_ranking
 import numpy as np
@@ -51,6 +54,7 @@ from bench_common import (
 
 from kbtui.config import Settings
 from kbtui.embed import Embedder, FastEmbedder
+from kbtui.embed_e5 import E5Embedder
 from kbtui.indexing.indexer import INDEX_VERSION_KEY
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.service import Mode
@@ -72,11 +76,24 @@ class CachedEmbedder:
             self.vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
         self._saved = len(self.vectors)
 
+    def __getattr__(self, name: str) -> Any:
+        """The model's other attributes (e5's cosine scale) as search asks for them."""
+        return getattr(self.inner, name)
+
     def embed(self, texts: list[str]) -> np.ndarray:
-        keys = [hashlib.blake2b(t.encode(), digest_size=16).hexdigest() for t in texts]
+        return self._cached(texts, "", self.inner.embed)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """Keyed apart from passages: e5 embeds a query with another prefix."""
+        return self._cached(texts, "query\0", self.inner.embed_query)
+
+    def _cached(
+        self, texts: list[str], tag: str, embed: Callable[[list[str]], np.ndarray]
+    ) -> np.ndarray:
+        keys = [hashlib.blake2b((tag + t).encode(), digest_size=16).hexdigest() for t in texts]
         todo = [i for i, k in enumerate(keys) if k not in self.vectors]
         if todo:
-            fresh = self.inner.embed([texts[i] for i in todo])
+            fresh = embed([texts[i] for i in todo])
             for i, vec in zip(todo, fresh, strict=True):
                 self.vectors[keys[i]] = vec
             self.misses += len(todo)
@@ -148,6 +165,12 @@ def main() -> None:
         "by id (the full corpus takes ~20k chunk embeddings)",
     )
     parser.add_argument("--no-cache", action="store_true", help="embed everything afresh")
+    parser.add_argument(
+        "--embedder",
+        choices=["minilm", "e5"],
+        default="minilm",
+        help="the model: MiniLM (default) or multilingual-e5-small (kbtui.embed_e5)",
+    )
     parser.add_argument("--no-vault-set", action="store_true", help="skip the vault query set")
     parser.add_argument("--no-scifact", action="store_true", help="only the vault query set")
     parser.add_argument(
@@ -181,7 +204,8 @@ def main() -> None:
     modes = tuple(m for m in MODES if m in args.modes.split(","))
     embedder = None
     if modes != ("keyword",):
-        embedder = CachedEmbedder(FastEmbedder(), None if args.no_cache else args.cache)
+        model: Embedder = E5Embedder() if args.embedder == "e5" else FastEmbedder()
+        embedder = CachedEmbedder(model, None if args.no_cache else args.cache)
     print(f"commit {commit()}", flush=True)
     table: dict[Mode, tuple[float, float, float]] = {}
     short_table: dict[Mode, tuple[float, float, float]] = {}

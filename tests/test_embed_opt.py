@@ -131,7 +131,7 @@ def test_a_second_process_waits_for_the_first_build(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from kbtui.embed import build_lock
+    from kbtui.model_files import build_lock
 
     script = (
         "import sys; from pathlib import Path; from kbtui.embed import prepare_model_dir; "

@@ -169,7 +169,7 @@ class SearchService:
         ready = self._query_vectors.get(query)  # warm_query's, embedded before the lock
         if ready is not None:
             return ready
-        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        return np.asarray(self.embedder.embed_query([query])[0], dtype=np.float32)
 
     def warm_query(self, query: str) -> None:
         """Embed `query` now, for the search that follows: the runtime calls it before it takes
@@ -177,7 +177,7 @@ class SearchService:
         rather than ahead of them in the queue (issue 33). Uses no store."""
         if self.embedder is None or query in self._query_vectors:
             return
-        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        vector = np.asarray(self.embedder.embed_query([query])[0], dtype=np.float32)
         if len(self._query_vectors) >= QUERY_VECTORS:
             self._query_vectors.clear()  # warmed queries whose search never came
         self._query_vectors[query] = vector
@@ -226,6 +226,8 @@ class SearchService:
             similar = partial(self.vectors.similarities, qvec)
         kw_top = found.top if found is not None else np.zeros((0, 3))
         cids, cos, raw, kw = candidates(vec_hits, kw_top, lead, similar)  # candidates.py
+        comparable = getattr(self.embedder, "comparable", None)  # e5's scale -> MiniLM's
+        cos = comparable(cos) if comparable is not None else cos
         chunk_kw, note_bm25 = kw, None
         if found is not None and found.note_best > 0:
             # the keyword evidence (shown and used): the chunk's or its note's, the larger
