@@ -36,7 +36,8 @@ WRITE_MODES = set("wax+")
 OWN_FILES = {  # module -> what it writes (never a note)
     "cli/graph_map.py": "the graph image where the person asked for it",
     "embed.py": "the embedding model's cache folder",
-    "embed_opt.py": "the optimised model build",
+    "embed_e5.py": "the multilingual model's converted build in the cache folder",
+    "model_files.py": "model builds' manifests, stamps and the build lock in the cache folder",
     "mcp/files.py": "the MCP server's token and record files under the index folder",
     "mcp/process.py": "nothing on disk: the protocol's own stdout descriptor",
     "runtime/owner.py": "the owner's record and socket under the index folder",
