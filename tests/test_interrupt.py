@@ -76,8 +76,12 @@ def stats(vault: Path) -> dict[str, int]:
 # interrupt provably arrives mid-embedding however loaded the machine (no sleep, no race
 # with the end of the pass). Everything else is the real command: model, DuckDB, signal.
 HELD_INDEX = """
-import sys, threading
+import signal, sys, threading
 from kbtui import cli
+
+# Ctrl-C as a terminal delivers it: a suite started in the background (`cmd &` in a script)
+# hands its children SIGINT ignored, and kbtui rightly leaves an ignored Ctrl-C alone.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 handled = threading.Event()
 handle, checked = cli._CtrlC._handle, cli._CtrlC.checked
