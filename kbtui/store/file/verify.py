@@ -32,9 +32,10 @@ TABLES: dict[str, str] = {
     # the path tables by entity ids: node numbers depend on the order entities arrived in
     "graph_edges": "SELECT na.entity_id, nb.entity_id, e.rel_id FROM graph_edges e"
     " JOIN graph_nodes na ON na.node = e.a JOIN graph_nodes nb ON nb.node = e.b",
-    # the side files' bookkeeping (kbtui/store/side/state.py) is not content
-    "meta": "SELECT key, value FROM meta"
-    " WHERE key NOT IN ('index_id', 'next_cid', 'vectors_epoch')",
+    # the side files' bookkeeping (kbtui/store/side/state.py) is not content, nor the model
+    # choice an entry point keeps (kbtui/indexing/model_choice.py: an Indexer alone makes none)
+    "meta": "SELECT key, value FROM meta WHERE key NOT IN"
+    " ('index_id', 'next_cid', 'vectors_epoch', 'model_choice', 'model_reason')",
 }
 
 
