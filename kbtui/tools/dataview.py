@@ -8,6 +8,7 @@ from typing import Any
 from kbtui.dataview.output import answer
 from kbtui.dataview.query import DqlError
 from kbtui.dataview.service import DataviewService
+from kbtui.memory import gc_paused
 from kbtui.tools.envelope import NOT_INITIALIZED, ValidationError, ok
 from kbtui.tools.obsidian.links import id_path
 from kbtui.tools.parts import VaultParts
@@ -26,12 +27,13 @@ class DataviewTools:
                 field="language",
             )
         try:
-            _query, result, raw = self.service.query(
-                args["query"], id_path(self.parts, args.get("this")) or args.get("this")
-            )
+            with gc_paused():
+                _query, result, raw = self.service.query(
+                    args["query"], id_path(self.parts, args.get("this")) or args.get("this")
+                )
+                out = ok(**answer(result, raw))
         except DqlError as exc:
             raise ValidationError(str(exc), field="query") from None
-        out = ok(**answer(result, raw))
         if not out["rows"] and self.store.note_count() == 0:
             out["message"] = NOT_INITIALIZED
         return out

@@ -5,12 +5,12 @@ groups, the count before limits, the layout asked, and markdown as the plugin dr
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import json
 import threading
 from dataclasses import dataclass
 from typing import Any
 
+from kbtui.memory import gc_paused
 from kbtui.tasksquery.filters import QueryError
 from kbtui.tasksquery.model import QTask, Row, make_task
 from kbtui.tasksquery.order import rank_tasks
@@ -102,15 +102,10 @@ def tasks_query(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
         raise ValidationError(f"Tasks query: {exc}", "query") from exc
     blocking = any("block" in text.lower() for text, _ in query.filters)  # needs every task
     types = None if blocking else query.types
-    paused = gc.isenabled()
-    gc.disable()  # tens of thousands of small objects: no collection pass between them
-    try:
+    with gc_paused():
         tasks, ranked = _tasks(parts, settings, today, types)
         result = run_query(query, tasks, today, ranked)
         found = rows(result)
-    finally:
-        if paused:
-            gc.enable()
     answer: dict[str, Any] = {
         "results": found,
         "count": len(found),
