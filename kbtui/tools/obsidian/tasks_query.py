@@ -5,6 +5,7 @@ groups, the count before limits, the layout asked, and markdown as the plugin dr
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
 import threading
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ def _tasks(
         rows = parts.store.task_rows(symbols, exclude)
         return [t for t in (make_task(r, settings, today) for r in rows) if t is not None], False
     memo = last.memo if last is not None and same else {}
+    gc.unfreeze()  # what the last freeze kept may be garbage now: collectable again
     found = parts.store.task_rows()
     if len(memo) > 2 * len(found) + 1000:
         memo = {}
@@ -75,6 +77,7 @@ def _tasks(
             out.append(task)  # type: ignore[arg-type]
     with _LOCK:
         _CACHE[key] = _Read(settings, today, generation, memo, out)
+    gc.freeze()  # kept, acyclic: out of the collector's full scans (as dataview's held pages)
     return out, False
 
 
