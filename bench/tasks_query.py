@@ -1,7 +1,8 @@
 """Tasks queries at scale (issue 41, item 6): a synthetic vault (bench/synth_vault.py) of
 10,000 notes with 5 tasks each (50,000: Tasks-plugin fields, statuses, tags, recurrence), the
 queries of bench QUERIES answered by app_tasks_query in a running process (p50/p95 of
---rounds calls each, after one warm-up call) and by a fresh `kbtui tasks:query` process.
+--rounds calls each, after the three calls that pay a process's one-offs, timed apart) and by
+a fresh `kbtui tasks:query` process.
 Targets: p95 <= 150 ms in process, <= 1 s for a fresh CLI.
 
     python bench/tasks_query.py --notes 10000 --rounds 20 [--keep DIR]"""
@@ -72,10 +73,16 @@ def in_process(root: Path, rounds: int, today: str) -> None:
     rt.worker.wait_idle(3600)
     listed = rt.call("tasks_list", {"status": "all", "limit": 1})
     print(f"{listed['total']} tasks in {len(rt.kb.store.all_note_paths())} notes")
-    t = time.perf_counter()
-    first = rt.call("app_tasks_query", {"query": "not done", "today": today})
-    print(f"first query (reads every task) {(time.perf_counter() - t) * 1000:.0f} ms")
-    assert first["ok"], first
+    once = {  # a process's first three queries each pay a one-off (tools/obsidian/tasks_query.py)
+        "first query (reads the tasks it keeps)": "not done",
+        "second (reads and keeps every task)": "not done",
+        "third (numbers them in the default order)": "not done",
+    }
+    for label, query in once.items():
+        t = time.perf_counter()
+        first = rt.call("app_tasks_query", {"query": query, "today": today})
+        print(f"{label} {(time.perf_counter() - t) * 1000:.0f} ms")
+        assert first["ok"], first
     for label, query in QUERIES.items():
         samples, cpu = [], []
         for _ in range(rounds):
