@@ -69,7 +69,7 @@ def fresh(vault: Path, *args: str) -> tuple[Any, str]:
 def test_a_fresh_query_opens_the_index_alone_and_answers_as_the_shared_path(vault: Path) -> None:
     settings = Settings.for_vault(vault)
     with open_vault_once(settings, lambda: None) as shared:
-        expected = shared.call("app_dataview", {"query": DQL})
+        expected = shared.call("app_dataview", {"query": DQL, "markdown": True})  # md: the default
         tasks = shared.call("app_tasks_query", {"query": TASKS, "today": "2024-03-01"})
     answer, loaded = fresh(vault, "dataview", DQL, "--json")
     assert loaded == ""

@@ -77,7 +77,7 @@ FORMATS = ("md", "json", "csv", "tsv", "paths")
 @json_option
 def dataview(vault: str | None, query: str, this: str | None, fmt: str, as_json: bool) -> None:
     """Run a Dataview query (LIST, TABLE or TASK) and print its answer."""
-    args: dict[str, Any] = {"query": query}
+    args: dict[str, Any] = {"query": query, "markdown": fmt == "md"}
     if this:
         args["this"] = this
     response = read_tool(vault, "app_dataview", args)

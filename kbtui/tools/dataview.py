@@ -31,7 +31,7 @@ class DataviewTools:
                 _query, result, raw = self.service.query(
                     args["query"], id_path(self.parts, args.get("this")) or args.get("this")
                 )
-                out = ok(**answer(result, raw))
+                out = ok(**answer(result, raw, bool(args.get("markdown"))))
         except DqlError as exc:
             raise ValidationError(str(exc), field="query") from None
         if not out["rows"] and self.store.note_count() == 0:

@@ -82,7 +82,7 @@ class QueryTools:
                 exc.field = "query" if exc.field == "yaml" else exc.field
                 raise
         elif language == "dataview":
-            answer = self.dataview.app_dataview({"query": query, "this": this})
+            answer = self.dataview.app_dataview({"query": query, "this": this, "markdown": True})
             _cut(answer, "rows", limit, answer["count"])
         else:
             answer = tasks_query(

@@ -22,6 +22,7 @@ APP_DATAVIEW = ToolSpec(
             default="dataview",
             enum=("dataview", "dataviewjs"),
         ),
+        "markdown": Param("boolean", "Also the answer as Dataview's Markdown.", default=False),
     },
     {"rows": [], "columns": [], "paths": []},
 )
