@@ -39,11 +39,12 @@ def passes() -> Iterator[list[int]]:
             seen.append(info["generation"])
 
     gc.callbacks.append(count)
+    threshold = gc.get_threshold()
     gc.set_threshold(10)  # without the pause, a pass every ten new container objects
     try:
         yield seen
     finally:
-        gc.set_threshold(700, 10, 10)
+        gc.set_threshold(*threshold)
         gc.callbacks.remove(count)
 
 
