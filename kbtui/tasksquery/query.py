@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtui.tasksquery.boolean import line_filter
-from kbtui.tasksquery.filters import Context, Predicate, QueryError
+from kbtui.tasksquery.filters import NOTES, Context, Predicate, QueryError
 from kbtui.tasksquery.model import QTask
 from kbtui.tasksquery.order import Grouper, Sorter, group_tasks, read_grouper, read_sorter
 from kbtui.tasksquery.order import sort_tasks as sort_by
@@ -87,6 +87,7 @@ class Query:
     ignore_global_query: bool = False
     # the status types the query's status lines allow (None: any): read from the index alone
     types: frozenset[str] | None = None
+    notes: list[str] = field(default_factory=list)  # how lines with unread words were read
 
 
 def continue_lines(source: str) -> list[str]:
@@ -193,11 +194,15 @@ class Reader:
         self.query = Query()
 
     def read(self, source: str) -> Query:
-        for statement in continue_lines(source):
-            expanded = expand(statement, self.file, self.props, self.settings.presets or None)
-            for line in expanded.split("\n"):
-                if line.strip():
-                    self.line(line.strip(), statement)
+        token = NOTES.set(self.query.notes)
+        try:
+            for statement in continue_lines(source):
+                expanded = expand(statement, self.file, self.props, self.settings.presets or None)
+                for line in expanded.split("\n"):
+                    if line.strip():
+                        self.line(line.strip(), statement)
+        finally:
+            NOTES.reset(token)
         return self.query
 
     def line(self, line: str, raw: str) -> None:

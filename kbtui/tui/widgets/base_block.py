@@ -51,7 +51,7 @@ class NoteBlock(Vertical):
         for widget in shown:
             self.query_one(widget).display = False
 
-    def foot(self, text: str) -> None:
+    def foot(self, text: str | Text) -> None:
         foot_line = self.query_one(".block-foot", Static)
         foot_line.update(text)
         foot_line.display = bool(text)
