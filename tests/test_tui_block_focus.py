@@ -1,7 +1,8 @@
 """The note view drawn again (the indexer took in a save: NoteScreen.index_changed) keeps the
 keyboard where it was: on the same ```base block, its view and row, on the same embedded base,
 on the same ```dataview table row (issue 41, polish); and its footer shows the keys that apply
-there: `i` (edit in kbtui) beside `e`, f3 (Review) once a proposal waits. Real index, Pilot."""
+there: `i` (edit in kbtui) beside `e`, f3 (Review) once a proposal waits; a ```tasks block
+says how it read a date line whose words the plugin drops. Real index, Pilot."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.runtime import VaultRuntime
@@ -43,6 +44,10 @@ views:
 
 ```dataview
 TABLE type FROM "concepts" SORT file.name
+```
+
+```tasks
+due befor tomorrow
 ```
 """
 CONCEPTS = 'filters: type == "concept"\nviews:\n  - type: table\n    name: All\n'
@@ -114,6 +119,17 @@ async def test_an_embedded_base_and_a_dataview_row_keep_focus(runtime: VaultRunt
         await redrawn(screen, pilot)
         table = screen.query_one(QueryBlock).query_one(DataTable)
         assert table.has_focus and table.cursor_row == 1
+
+
+async def test_a_tasks_block_says_how_it_read_a_line_with_dropped_words(
+    runtime: VaultRuntime,
+) -> None:
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await board(app, pilot)
+        block = list(screen.query(QueryBlock))[-1]
+        foot = str(block.query_one(".block-foot", Static).render())
+        assert foot.startswith('⚠ "due befor tomorrow": "befor" not understood; read as "due on ')
 
 
 def footer_keys(app: KbApp) -> dict[str, str]:
