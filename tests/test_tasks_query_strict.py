@@ -3,7 +3,8 @@ polish): the reader, `kbtui tasks:query` (exit 1), `vault_query` (a ValidationEr
 `query`) and the note view's block. Lines the plugin accepts run, and a date line whose words
 the plugin silently drops (`due befor tomorrow` is read as `due on` tomorrow, chrono finding
 "tomorrow" in the text) answers as the plugin does and says how it was read, never a silent
-surprise. The accepted lines are from the plugin's tests/Query/Query.test.ts and the rejected
+surprise (so for `sort by`, `limit`, `hide`/`show` lines, which it reads by their start). The
+accepted lines are from the plugin's tests/Query/Query.test.ts and the rejected
 ones from its Query, BooleanField and PriorityField tests and source (obsidian-tasks-group/
 obsidian-tasks, MIT), plus typos of the kind users make, checked against its code
 (src/Query/Query.ts parseLine, src/Query/Filter/*Field.ts, src/DateTime/DateParser.ts)."""
@@ -50,6 +51,9 @@ REJECTED = [
     ("limit abc", "do not understand query"),
     ("hide nonsense", "do not understand hide/show option"),
     ("view nonsense", 'do not understand view mode "nonsense"'),
+    ("view columns by nonsense", 'do not understand columns grouping "by nonsense"'),
+    ("view columns by starts", 'do not understand columns grouping "by starts"'),  # `start`
+    ("view columns", "columns view requires a grouping expression"),
     ("status.type is DONEE", "Invalid status.type instruction"),
     ("description regex matches apple sauce", "Invalid instruction"),
 ]
@@ -116,6 +120,13 @@ DROPPED = [  # (line, the note): the words the plugin drops are named, with what
     ("(not done) AND (starts befor next week)", '"starts befor next week": "befor" not '
                                                'understood; read as "starts in 2025-06-23 '
                                                '2025-06-29"'),
+    # the plugin reads `sort by`, `limit` and `hide`/`show` by their start, ignoring the rest
+    ("sort by duex", '"sort by duex": "x" not understood; read as "sort by due"'),
+    ("sort by due reversed", '"sort by due reversed": "d" not understood; read as "sort by '
+                             'due reverse"'),
+    ("limit to 5 tasks please", '"limit to 5 tasks please": "please" not understood; read as '
+                                '"limit to 5 tasks"'),
+    ("hide tree please", '"hide tree please": "please" not understood; read as "hide tree"'),
 ]  # fmt: skip
 
 

@@ -199,6 +199,15 @@ def _date_filter(name: str) -> Callable[[str], Predicate | None]:
     return make  # type: ignore[return-value]
 
 
+def note_tail(line: str, end: int, read_as: str) -> None:
+    """Words after what the plugin reads of an instruction (`sort by duex`: `x`), which it
+    ignores: kbtui runs it as the plugin does and says so."""
+    notes, rest = NOTES.get(), line[end:].strip()
+    note = f'"{line}": "{rest}" not understood; read as "{read_as}"'
+    if notes is not None and rest and note not in notes:
+        notes.append(note)
+
+
 def _note_unread(
     line: str, text: str, keyword: str, span: tuple[dt.date, dt.date], today: dt.date, ranged: bool
 ) -> None:

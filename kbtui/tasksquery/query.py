@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtui.tasksquery.boolean import line_filter
-from kbtui.tasksquery.filters import NOTES, Context, Predicate, QueryError
+from kbtui.tasksquery.filters import NOTES, Context, Predicate, QueryError, note_tail
 from kbtui.tasksquery.model import QTask
 from kbtui.tasksquery.order import Grouper, Sorter, group_tasks, read_grouper, read_sorter
 from kbtui.tasksquery.order import sort_tasks as sort_by
@@ -173,13 +173,14 @@ def expand(
 
 def _hide_show(query: Query, hide: bool, option: str, line: str) -> None:
     option = option.lower()
-    for key in QUERY_PARTS:
+    for key in (*QUERY_PARTS, *TASK_PARTS, "tags"):
         if option.startswith(key):
-            query.layout.shown[key] = not hide
-            return
-    for key in (*TASK_PARTS, "tags"):
-        if option.startswith(key):
-            (query.layout.hidden.add if hide else query.layout.hidden.discard)(key)
+            if key in QUERY_PARTS:
+                query.layout.shown[key] = not hide
+            else:
+                (query.layout.hidden.add if hide else query.layout.hidden.discard)(key)
+            end = len(line) - len(option) + len(key) + option[len(key) :].startswith("s")
+            note_tail(line, end, line[:end])  # `hide backlinks` is the plugin's plural
             return
     raise QueryError(f'do not understand hide/show option\nProblem line: "{line}"')
 
@@ -235,6 +236,7 @@ class Reader:
         elif re.match(r"^ignore global query", line, re.I):
             q.ignore_global_query = True
         elif limit:
+            note_tail(line, limit.end(), limit.group(0).strip())
             if limit.group(1):
                 q.group_limit = int(limit.group(3))
             else:
@@ -273,11 +275,14 @@ class Reader:
         word, _, rest = mode.partition(" ")
         if word.lower() == "list" and not rest:
             return
-        if word.lower() == "columns" and rest:
+        if word.lower() == "columns":  # the plugin's messages (ViewLayoutOptions.ts)
+            if not rest.strip():
+                raise QueryError("columns view requires a grouping expression")
             grouper = read_grouper("group " + rest.strip())
-            if grouper is not None:
-                self.query.groupers.insert(0, grouper)
-                return
+            if grouper is None:
+                raise QueryError(f'do not understand columns grouping "{rest.strip()}"')
+            self.query.groupers.insert(0, grouper)
+            return
         raise QueryError(f'do not understand view mode "{mode}"')
 
 
