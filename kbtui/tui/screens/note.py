@@ -193,6 +193,10 @@ class NoteScreen(ObsidianPanels, NoteWrites):
         if self.note is not None and self.note.get("ok"):
             self.kb.edit_note(self.entity_id, str(self.note["metadata"]["file_path"]))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`i` is in the footer where kbtui's editor can open the note: not on a PDF."""
+        return not (action == "edit_here" and self.note is not None and "pages" in self.note)
+
     def action_edit_here(self) -> None:
         """`i`: the in-app editor on this note; the view shows what was saved after."""
         if self.note is not None and self.note.get("ok") and "pages" not in self.note:
@@ -295,6 +299,7 @@ class NoteScreen(ObsidianPanels, NoteWrites):
         if self.history:
             heading.append(f"  · back: {len(self.history)}", style="dim")
         title.update(heading)
+        self.refresh_bindings()  # a PDF has no `i`
         content = str(note["content"])
         if "pages" in note:  # a PDF: its pages, the hit's first
             content = pdf_markdown(note["pages"], self.page, meta.get("unreadable"))
