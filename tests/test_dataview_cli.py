@@ -107,6 +107,9 @@ MISSPELT = [  # (query, what the error says): each names the construct, none ans
     ("TABLE rating WHER rating > 5", "at `WHER rating > 5`"),
     ("TABEL rating", "a query starts with LIST, TABLE or TASK at `TABEL rating`"),
     ("TABLE rating GROUPBY rating", "at `GROUPBY rating`"),
+    ('TASK WHERE contains(text, "task"', 'line 1: cannot read the call `contains(text, "task"`: '
+                                         "an argument is no expression, or its `)` is missing"),
+    ("TABLE dur(3 dyas)", "cannot read the call `dur(3 dyas)`"),
     ("TABLE round()",  # every row fails alike: the reason said once
      "every row failed during 'extract': No implementation of 'round' found for arguments: \n"),
 ]  # fmt: skip
