@@ -171,6 +171,12 @@ def test_cli_exits_1_naming_the_line_and_warns_of_dropped_words(vault: Path) -> 
     )
     code, out, said = cli(vault, "block:run", "Dash#1", "--today", "2025-06-18")
     assert code == 0 and "water the plants" in out and '"befor" not understood' in said
+    code, out, _ = cli(vault, "blocks", "--today", "2025-06-18")  # every dashboard, each run
+    assert out.splitlines() == [
+        'Dash.md#1  line 3  tasks  ok (1 row)  warning: "due befor tomorrow": "befor" not '
+        'understood; read as "due on 2025-06-19"',
+        "Dash.md#2  line 8  tasks  error: Tasks query: do not understand query",
+    ]
 
 
 def test_vault_query_errors_name_the_line_and_answers_carry_the_warning(vault: Path) -> None:

@@ -178,7 +178,8 @@ def _line(entry: dict[str, Any], checked: bool) -> str:
         return f"{where}  {e['language']}"
     if e["status"] != "ok":
         return f"{where}  {e['language']}  error: {e['message'].splitlines()[0]}"
-    return f"{where}  {e['language']}  ok ({e['rows']} row{'' if e['rows'] == 1 else 's'})"
+    warned = f"  warning: {e['message']}" if e["message"] else ""  # words the plugin drops
+    return f"{where}  {e['language']}  ok ({e['rows']} row{'' if e['rows'] == 1 else 's'}){warned}"
 
 
 def _run_args(entry: dict[str, Any], today: str | None) -> dict[str, Any]:
@@ -194,7 +195,7 @@ def _check(answer: dict[str, Any], entry: dict[str, Any]) -> None:
     shown = answer.get("total") if answer.get("truncated") else answer.get("count")
     entry["rows"] = shown if answer["ok"] else None
     entry["error_type"] = "" if answer["ok"] else answer["error_type"]
-    entry["message"] = "" if answer["ok"] else answer["message"]
+    entry["message"] = "; ".join(answer.get("warnings", [])) if answer["ok"] else answer["message"]
 
 
 @click.command("block:run")
