@@ -156,3 +156,25 @@ async def test_the_note_footer_shows_edit_here_and_review_when_a_proposal_waits(
         app.refresh_bindings()
         await settle(pilot)
         assert footer_keys(app)["f3"] == "Review"
+
+
+async def test_a_kept_view_renamed_meanwhile_gives_the_first_view(runtime: VaultRuntime) -> None:
+    """Last in the module: it renames Board.md's table view (through the write path)."""
+    app = make_app(runtime)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await board(app, pilot)
+        block = screen.query_one(BaseBlock)
+        block.query_one("BaseList").focus()
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        block.query_one(DataTable).focus()
+        await settle(pilot)
+        renamed = app.tool(
+            "note_edit",
+            {"note": "Board.md", "edits": [{"old": "name: Table", "new": "name: Grid"}]},
+        )
+        assert renamed["ok"], renamed
+        await redrawn(screen, pilot)
+        block = screen.query_one(BaseBlock)
+        assert block.view_name == "Listed" and block.views == ["Listed", "Grid"]
+        assert block.has_focus_within  # not an error in its place

@@ -112,6 +112,10 @@ class BaseBlock(NoteBlock):
         self.app.call_from_thread(self.call_later, self.show, answer)
 
     async def show(self, answer: dict[str, Any]) -> None:
+        if not answer.get("ok") and self.keep is not None and self.keep[0] is not None:
+            self.keep = (None, self.keep[1])  # the view kept is gone (renamed): the first
+            self.load(None)
+            return
         if not answer.get("ok"):
             self.failed(answer.get("message"), Tabs, DataTable, BaseList, BaseCards)
             return
