@@ -1,6 +1,7 @@
 """Run every ```tasks block of a vault (the Tasks plugin's demo vault: 284 blocks) through
 kbtui's Tasks query evaluator, in the note that holds it: how many run, how many name an
-instruction kbtui does not run (and which), and crashes (must be 0).
+instruction kbtui does not run (and which), and crashes (must be 0); each line run whose
+words the plugin drops (`due befor tomorrow`) is printed with kbtui's warning.
 
     python bench/tasks_demo.py VAULT [--today 2025-06-18] [--show-errors] [--grep]
 
@@ -110,6 +111,9 @@ def main() -> None:
                 continue
             if answer.get("ok"):
                 count["ran"] += 1
+                for warning in answer.get("warnings", []):  # words the plugin drops, said
+                    count["warned"] += 1
+                    print(f"WARNING {where}: {warning}")
             elif answer.get("error_type") in ("ValidationError", "UnsupportedError"):
                 count["named"] += 1
                 if language == "tasks":
@@ -124,7 +128,7 @@ def main() -> None:
     for language, c in sorted(counts.items(), key=lambda kv: kv[0] != "tasks"):
         print(
             f"{language} blocks {c.total()}: ran {c['ran']}, named what kbtui does not run "
-            f"{c['named']}, crashed {c['crashed']}"
+            f"{c['named']}, crashed {c['crashed']}; warnings {c['warned']}"
         )
     for name, n in reasons.most_common():
         print(f"  {n:4d}  {name}")

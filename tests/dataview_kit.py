@@ -32,6 +32,13 @@ def indexed(vault: Path, files: dict[str, str]) -> tuple[Store, DataviewService]
     return store, DataviewService(store, vault)
 
 
+def indexed_vault(vault: Path, files: dict[str, str]) -> Path:
+    """The vault written and indexed, its index closed (for commands that open it)."""
+    store, _ = indexed(vault, files)
+    store.close()
+    return vault
+
+
 def shown(v: Any) -> Any:
     """A value as a reader sees it: a link by its name, lists item by item, the rest as text."""
     if isinstance(v, Link):

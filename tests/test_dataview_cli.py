@@ -97,6 +97,35 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "kbtui index" in res.output  # never indexed: say so
 
 
+MISSPELT = [  # (query, what the error says): each names the construct, none answers empty
+    ('LIST WHERE contians(file.tags, "#book")',
+     "unsupported function `contians()`: Dataview has no function of that name; did you mean "
+     "`contains()`?"),
+    ("TABLE lenght(file.tasks)", "did you mean `length()`?"),
+    ("TABLE rating SORT rating ASCC",
+     "line 1: expected FROM, WHERE, SORT, GROUP BY, FLATTEN or LIMIT at `ASCC`"),
+    ("TABLE rating WHER rating > 5", "at `WHER rating > 5`"),
+    ("TABEL rating", "a query starts with LIST, TABLE or TASK at `TABEL rating`"),
+    ("TABLE rating GROUPBY rating", "at `GROUPBY rating`"),
+    ('TASK WHERE contains(text, "task"', 'line 1: cannot read the call `contains(text, "task"`: '
+                                         "an argument is no expression, or its `)` is missing"),
+    ("TABLE dur(3 dyas)", "cannot read the call `dur(3 dyas)`"),
+    ("TABLE round()",  # every row fails alike: the reason said once
+     "every row failed during 'extract': No implementation of 'round' found for arguments: \n"),
+]  # fmt: skip
+
+
+def test_misspelt_keywords_and_functions_are_named(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    store, _service = indexed(vault, NOTES)
+    store.close()
+    for query, said in MISSPELT:
+        res = CliRunner(env={"COLUMNS": "300"}).invoke(
+            main, ["dataview", query, "--vault", str(vault)]
+        )
+        assert res.exit_code == 1 and said in res.output, (query, res.output)
+
+
 def test_an_edited_inline_field_changes_the_answer(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     store, service = indexed(vault, NOTES)

@@ -17,7 +17,7 @@ import pytest
 from kbtui.config import Settings
 from kbtui.embed import HashEmbedder
 from kbtui.runtime.shared import open_vault, open_vault_once
-from tests.dataview_kit import indexed
+from tests.dataview_kit import indexed_vault
 
 NOTES = {
     "Books/Dune.md": "---\nrating: 9\n---\n#book\nauthor:: [[Frank Herbert]]\n"
@@ -46,10 +46,7 @@ finally:
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    vault = tmp_path_factory.mktemp("light") / "vault"
-    store, _ = indexed(vault, NOTES)
-    store.close()
-    return vault
+    return indexed_vault(tmp_path_factory.mktemp("light") / "vault", NOTES)
 
 
 def fresh(vault: Path, *args: str) -> tuple[Any, str]:

@@ -55,6 +55,8 @@ async def test_a_pdf_hit_opens_on_its_page_and_o_opens_the_file(
             source = note.query_one("#note-body", Markdown).source
             assert source.startswith("### p. 5\n\nReturns and refunds.")
             assert source.index("### p. 1") < source.index("### p. 4")  # then in order
+            keys = {b.key for _, b, on, _ in app.active_bindings.values() if b.show and on}
+            assert "e" in keys and "i" not in keys  # kbtui's editor opens no PDF: no `i` here
             await pilot.press("o")
             deadline = time.monotonic() + 10
             while not opened.exists() and time.monotonic() < deadline:

@@ -144,6 +144,16 @@ def test_what_does_not_run_is_a_structured_error(mcp: Client) -> None:
         answer = mcp.call("vault_query", args)
         assert answer["error"]["type"] == "VALIDATION" and answer["error"]["field"] == field, args
     assert "vault_query" in PUBLISHED
+    # a Tasks line the plugin rejects names itself; one whose words it drops runs, and says so
+    typo = {"language": "tasks", "query": "not done\nsort by dew"}
+    assert mcp.refused("vault_query", typo, "ValidationError").endswith(
+        'do not understand query\nProblem line: "sort by dew"'
+    )
+    read = good(mcp, {"language": "tasks", "query": "due befor 2024-03-04"})
+    assert [t["file"] for t in read["rows"]] == ["Books/Dune.md"]  # due on 2024-03-04
+    assert read["warnings"] == [
+        '"due befor 2024-03-04": "befor" not understood; read as "due on 2024-03-04"'
+    ]
 
 
 # -- the command line ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from kbtui.cli.bases import render as render_base
-from kbtui.cli.common import emit, json_option, opened_vault, vault_option
+from kbtui.cli.common import emit, err, json_option, opened_vault, vault_option
 from kbtui.cli.kb import exit_if_never_indexed
 from kbtui.cli.vault_out import format_option, read_tool, table_text
 
@@ -39,7 +39,17 @@ def tasks_query(
     args = {"query": text, "today": today, "this": this, "markdown": fmt == "md"}
     answer = read_tool(vault, "app_tasks_query", {k: v for k, v in args.items() if v is not None})
     emit(answer, as_json=False)
+    warn(answer)
     click.echo(tasks_text(answer["results"], answer.get("markdown"), fmt), nl=False)
+
+
+def warn(answer: dict[str, Any]) -> None:
+    """On stderr: how a line with words no date was read from was read (the answer is the
+    plugin's, the words are ignored as the plugin ignores them)."""
+    from rich.text import Text  # Rich loads on first output
+
+    for warning in answer.get("warnings", []):
+        err().print("[yellow]warning[/]:", Text(warning), soft_wrap=True)
 
 
 def tasks_text(found: list[dict[str, Any]], markdown: str | None, fmt: str) -> str:
@@ -168,7 +178,8 @@ def _line(entry: dict[str, Any], checked: bool) -> str:
         return f"{where}  {e['language']}"
     if e["status"] != "ok":
         return f"{where}  {e['language']}  error: {e['message'].splitlines()[0]}"
-    return f"{where}  {e['language']}  ok ({e['rows']} row{'' if e['rows'] == 1 else 's'})"
+    warned = f"  warning: {e['message']}" if e["message"] else ""  # words the plugin drops
+    return f"{where}  {e['language']}  ok ({e['rows']} row{'' if e['rows'] == 1 else 's'}){warned}"
 
 
 def _run_args(entry: dict[str, Any], today: str | None) -> dict[str, Any]:
@@ -184,7 +195,7 @@ def _check(answer: dict[str, Any], entry: dict[str, Any]) -> None:
     shown = answer.get("total") if answer.get("truncated") else answer.get("count")
     entry["rows"] = shown if answer["ok"] else None
     entry["error_type"] = "" if answer["ok"] else answer["error_type"]
-    entry["message"] = "" if answer["ok"] else answer["message"]
+    entry["message"] = "; ".join(answer.get("warnings", [])) if answer["ok"] else answer["message"]
 
 
 @click.command("block:run")
@@ -222,6 +233,7 @@ def block_run(
     elif answer["language"] == "dataview":
         click.echo(render(answer, fmt), nl=False)
     else:
+        warn(answer)
         click.echo(tasks_text(answer["rows"], answer.get("markdown"), fmt), nl=False)
 
 

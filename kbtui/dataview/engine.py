@@ -48,7 +48,7 @@ class Result:
 
 
 def _failed(op: str, errors: list[str]) -> DqlError:
-    shown = "; ".join(errors[:3])
+    shown = "; ".join(list(dict.fromkeys(errors))[:3])  # each reason once
     return DqlError(f"every row failed during '{op}': {shown}")
 
 

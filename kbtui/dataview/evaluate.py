@@ -7,6 +7,7 @@ After blacksmithgu/obsidian-dataview (MIT), src/expression/context.ts and binary
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable
 from datetime import datetime
@@ -143,7 +144,10 @@ class Context:
             name = func[1]
             impl = self.functions.get(name)
             if impl is None:
-                raise DqlError(f"unsupported function `{name}()`")
+                close = difflib.get_close_matches(name, self.functions, n=1)
+                guess = f"; did you mean `{close[0]}()`?" if close else ""
+                none = "Dataview has no function of that name"
+                raise DqlError(f"unsupported function `{name}()`: {none}{guess}")
             return lambda row: impl(*[a(row) for a in args])
         target = self.compile(func)
 

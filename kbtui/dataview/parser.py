@@ -153,6 +153,13 @@ class Parser:
                 node = ("index", node, key)
             elif self.eat("(") or (node[0] == "var" and self._spaced_call()):
                 args = self._items(")")
+                if args is None and node[0] == "var" and self.text[back] == "(":
+                    call = self.text[back:].split("\n", 1)[0].strip()
+                    raise DqlSyntaxError(  # `name(` is a call: say which one cannot be read
+                        f"cannot read the call `{node[1]}{call[:60]}`: an argument is no "
+                        "expression, or its `)` is missing",
+                        back,
+                    )
                 if args is None:
                     self.pos = back
                     return node

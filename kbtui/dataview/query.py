@@ -53,6 +53,8 @@ class QueryParser(Parser):
 
     def fail(self, what: str, pos: int | None = None) -> DqlError:
         at = self.pos if pos is None else pos
+        while 0 < at < len(self.text) and (self.text[at - 1] + self.text[at]).isalnum():
+            at -= 1  # the whole word named (`ASCC`, not the `C` left after ASC)
         rest = self.text[at:].split("\n", 1)[0].strip()
         where = f" at `{rest[:60]}`" if rest else " at the end"
         return DqlError(f"{what}{where}", self.line_of(at))

@@ -217,6 +217,14 @@ def _month_only(m: re.Match[str], ref: dt.date) -> dt.date | None:
     return _date(year, month, 1)
 
 
+def _slashed(m: re.Match[str], ref: dt.date) -> dt.date | None:
+    """MM/DD(/YYYY); a month past 12 with a day up to 12 is DD/MM, as chrono swaps them."""
+    month, day = int(m.group(1)), int(m.group(2))
+    if 12 < month <= 31 and 1 <= day <= 12:
+        month, day = day, month
+    return _date(_year(m.group(3)) if m.group(3) else ref.year, month, day)
+
+
 _CASUAL = {"now": 0, "today": 0, "tonight": 0, "tomorrow": 1, "tmr": 1, "tmrw": 1}
 
 
@@ -275,9 +283,7 @@ def _patterns() -> tuple[tuple[str, Callable[[re.Match[str], dt.date], dt.date |
         ),
         (
             r"([0-9]{1,2})/([0-9]{1,2})(?:/([0-9]{4}|[0-9]{2}))?" + _END,
-            lambda m, ref: _date(
-                _year(m.group(3)) if m.group(3) else ref.year, int(m.group(1)), int(m.group(2))
-            ),
+            _slashed,
         ),
     )
 
@@ -290,6 +296,10 @@ def parsers() -> tuple[Parser, ...]:
 
 def find_dates(text: str, today: dt.date) -> list[dt.date]:
     """The dates chrono finds in `text`, in order (overlapping readings: the longest)."""
+    return [f[2] for f in _found(text, today)]
+
+
+def _found(text: str, today: dt.date) -> list[tuple[int, int, dt.date]]:
     found: list[tuple[int, int, dt.date]] = []
     for pattern, run in parsers():
         for m in pattern.finditer(text):
@@ -304,7 +314,7 @@ def find_dates(text: str, today: dt.date) -> list[dt.date]:
                 kept[-1] = f
             continue
         kept.append(f)
-    return [f[2] for f in kept]
+    return kept
 
 
 def parse_date(text: str, today: dt.date) -> dt.date | None:
@@ -362,3 +372,24 @@ def parse_range(text: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
         found = (dates[0], dates[1] if len(dates) > 1 else dates[0])
     start, end = found
     return (end, start) if end < start else (start, end)
+
+
+FILLER = frozenset(("the", "a", "an", "of", "at", "on", "in", "or", "and", "to", "from"))
+TIME = re.compile(r"[0-9]{1,2}(?::[0-9]{2})+(?:am|pm)?|[0-9]{1,2}(?:am|pm)|noon|midnight", re.I)
+
+
+def unread_words(text: str, today: dt.date, ranged: bool) -> list[str]:
+    """The words of a filter's date text that no date was read from (`due befor tomorrow`:
+    `befor`), as parse_range (`ranged`) or parse_date reads it; the plugin ignores them too,
+    so kbtui says so rather than answering as if the line said what it meant."""
+    relative = re.search(r"(last|this|next) (week|month|quarter|year)", text) if ranged else None
+    if relative is not None:
+        spans = [relative.span()]
+    elif ranged and _numbered_range(text):
+        return []
+    else:
+        spans = [(f[0], f[1]) for f in _found(text, today)[: 2 if ranged else 1]]
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    words = re.findall(r"[^\s,]+", text)
+    return [w for w in words if w.lower() not in FILLER and not TIME.fullmatch(w)]

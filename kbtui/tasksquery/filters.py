@@ -7,9 +7,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from kbtui.tasksquery.dates import parse_date, parse_range
+from kbtui.tasksquery.dates import parse_date, parse_range, unread_words
 from kbtui.tasksquery.model import INVALID, DateValue, QTask
 from kbtui.vault.obsidian.task_settings import TYPES
 
@@ -29,6 +30,8 @@ class Context:
 
 Predicate = Callable[[QTask, Context], bool]
 UNSUPPORTED = re.compile(r"^(filter|sort|group) by function\b", re.I)
+# what the lines being read leave unread (kbtui.tasksquery.query.Reader collects them)
+NOTES: ContextVar[list[str] | None] = ContextVar("tasks_query_notes", default=None)
 JS_MESSAGE = (
     "{0} by function: JavaScript expressions in Tasks queries are not supported by kbtui "
     "(a query without them runs)"
@@ -155,13 +158,14 @@ def _date_filter(name: str) -> Callable[[str], Predicate | None]:
         if m is None:
             return None
         keyword = (m.group(2) or "").lower()
-        span = parse_range(m.group(3), today)
+        span, read = parse_range(m.group(3), today), 3
         if span is None:
-            day = parse_date(m.group(1), today)
+            day, read = parse_date(m.group(1), today), 1
             span = (day, day) if day is not None else None
         if span is None:
             raise QueryError(f"do not understand {name} date: {line!r}")
         start, end = span
+        _note_unread(line, m.group(read), keyword, span, today, read == 3)
         test: Callable[[dt.date], bool]
         if keyword == "before":
             test = lambda d: d < start  # noqa: E731
@@ -193,6 +197,32 @@ def _date_filter(name: str) -> Callable[[str], Predicate | None]:
         return lambda t, c: any(one(d) for d in dates_of(t))
 
     return make  # type: ignore[return-value]
+
+
+def note_tail(line: str, end: int, read_as: str) -> None:
+    """Words after what the plugin reads of an instruction (`sort by duex`: `x`), which it
+    ignores: kbtui runs it as the plugin does and says so."""
+    notes, rest = NOTES.get(), line[end:].strip()
+    note = f'"{line}": "{rest}" not understood; read as "{read_as}"'
+    if notes is not None and rest and note not in notes:
+        notes.append(note)
+
+
+def _note_unread(
+    line: str, text: str, keyword: str, span: tuple[dt.date, dt.date], today: dt.date, ranged: bool
+) -> None:
+    """Words of a date filter that no date was read from: the plugin drops them and filters
+    by the rest (`due befor tomorrow` is `due on` tomorrow), so kbtui answers the same and
+    says how it read the line."""
+    notes, unread = NOTES.get(), unread_words(text, today, ranged)
+    if notes is None or not unread:
+        return
+    keyword = keyword or ("in" if span[0] != span[1] else "on")
+    dates = " ".join(sorted({d.isoformat() for d in span}))
+    words = ", ".join(f'"{w}"' for w in unread)
+    note = f'"{line}": {words} not understood; read as "{line.split()[0]} {keyword} {dates}"'
+    if note not in notes:
+        notes.append(note)
 
 
 # -- the rest ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from kbtui.tasksquery.filters import JS_MESSAGE, UNSUPPORTED, QueryError
+from kbtui.tasksquery.filters import JS_MESSAGE, UNSUPPORTED, QueryError, note_tail
 from kbtui.tasksquery.model import INVALID, QTask
 from kbtui.vault.obsidian.task_settings import TYPE_ORDER
 
@@ -149,10 +149,12 @@ def read_sorter(line: str, today: dt.date) -> Sorter | None:
             m = re.match(r"^sort by tag( reverse)?[\s]*(\d+)?", line, re.I)
             if m:
                 index = int(m.group(2) or 1) or 1
+                note_tail(line, m.end(), m.group(0).strip())
                 return Sorter(f"tag {index}", _tag_key(index), bool(m.group(1)))
             continue
         m = re.match(rf"^sort by {re.escape(name)}( reverse)?", line, re.I)
         if m:
+            note_tail(line, m.end(), m.group(0))
             key = _random_key(today) if name == "random" else KEYS[name]
             return Sorter(name, key, bool(m.group(1)))
     return None

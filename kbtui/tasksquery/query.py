@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtui.tasksquery.boolean import line_filter
-from kbtui.tasksquery.filters import Context, Predicate, QueryError
+from kbtui.tasksquery.filters import NOTES, Context, Predicate, QueryError, note_tail
 from kbtui.tasksquery.model import QTask
 from kbtui.tasksquery.order import Grouper, Sorter, group_tasks, read_grouper, read_sorter
 from kbtui.tasksquery.order import sort_tasks as sort_by
@@ -87,6 +87,7 @@ class Query:
     ignore_global_query: bool = False
     # the status types the query's status lines allow (None: any): read from the index alone
     types: frozenset[str] | None = None
+    notes: list[str] = field(default_factory=list)  # how lines with unread words were read
 
 
 def continue_lines(source: str) -> list[str]:
@@ -172,13 +173,14 @@ def expand(
 
 def _hide_show(query: Query, hide: bool, option: str, line: str) -> None:
     option = option.lower()
-    for key in QUERY_PARTS:
+    for key in (*QUERY_PARTS, *TASK_PARTS, "tags"):
         if option.startswith(key):
-            query.layout.shown[key] = not hide
-            return
-    for key in (*TASK_PARTS, "tags"):
-        if option.startswith(key):
-            (query.layout.hidden.add if hide else query.layout.hidden.discard)(key)
+            if key in QUERY_PARTS:
+                query.layout.shown[key] = not hide
+            else:
+                (query.layout.hidden.add if hide else query.layout.hidden.discard)(key)
+            end = len(line) - len(option) + len(key) + option[len(key) :].startswith("s")
+            note_tail(line, end, line[:end])  # `hide backlinks` is the plugin's plural
             return
     raise QueryError(f'do not understand hide/show option\nProblem line: "{line}"')
 
@@ -193,11 +195,15 @@ class Reader:
         self.query = Query()
 
     def read(self, source: str) -> Query:
-        for statement in continue_lines(source):
-            expanded = expand(statement, self.file, self.props, self.settings.presets or None)
-            for line in expanded.split("\n"):
-                if line.strip():
-                    self.line(line.strip(), statement)
+        token = NOTES.set(self.query.notes)
+        try:
+            for statement in continue_lines(source):
+                expanded = expand(statement, self.file, self.props, self.settings.presets or None)
+                for line in expanded.split("\n"):
+                    if line.strip():
+                        self.line(line.strip(), statement)
+        finally:
+            NOTES.reset(token)
         return self.query
 
     def line(self, line: str, raw: str) -> None:
@@ -230,6 +236,7 @@ class Reader:
         elif re.match(r"^ignore global query", line, re.I):
             q.ignore_global_query = True
         elif limit:
+            note_tail(line, limit.end(), limit.group(0).strip())
             if limit.group(1):
                 q.group_limit = int(limit.group(3))
             else:
@@ -268,11 +275,14 @@ class Reader:
         word, _, rest = mode.partition(" ")
         if word.lower() == "list" and not rest:
             return
-        if word.lower() == "columns" and rest:
+        if word.lower() == "columns":  # the plugin's messages (ViewLayoutOptions.ts)
+            if not rest.strip():
+                raise QueryError("columns view requires a grouping expression")
             grouper = read_grouper("group " + rest.strip())
-            if grouper is not None:
-                self.query.groupers.insert(0, grouper)
-                return
+            if grouper is None:
+                raise QueryError(f'do not understand columns grouping "{rest.strip()}"')
+            self.query.groupers.insert(0, grouper)
+            return
         raise QueryError(f'do not understand view mode "{mode}"')
 
 

@@ -85,12 +85,12 @@ class KbApp(WriteActions, EditApp):
         *WRITE_BINDINGS,
         Binding(
             "f3",
-            "review",
+            "review_waiting",
             "Review",
             tooltip="Review: what assistants asked to write, held for you",
-            show=False,
             id="app.review",
-        ),
+        ),  # in the footer while a proposal waits; f3 opens the Review screen at any time:
+        Binding("f3", "review", show=False, id="app.review_any"),
     ]
 
     def __init__(
@@ -114,6 +114,8 @@ class KbApp(WriteActions, EditApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that need an open vault are hidden until there is one."""
         needs_vault = ("graph", "reindex", "new_note", "capture", "changes")
+        if action == "review_waiting":  # while a proposal waits (as the status bar's badge)
+            return self.review_applies()
         return not (action in needs_vault and self.handle is None)
 
     def get_default_screen(self) -> Screen[Any]:

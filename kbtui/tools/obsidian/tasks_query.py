@@ -118,5 +118,7 @@ def tasks_query(parts: VaultParts, args: dict[str, Any]) -> dict[str, Any]:
     }
     if args.get("markdown"):
         answer["markdown"] = markdown(result, query.layout)
+    if query.notes:  # words of a line no date was read from: answered as the plugin reads it
+        answer["warnings"] = query.notes
     shown = f"{result.shown} of {result.total}" if result.shown != result.total else result.total
     return ok(**answer, message=f"{shown} task(s)")

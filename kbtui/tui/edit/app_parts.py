@@ -46,14 +46,22 @@ class EditApp(App[None]):
                 f"an assistant proposes {more} change(s): f3 to review",
                 title="Review",
             )
-        if pending != self._pending_seen:
+        changed, self._pending_seen = pending != self._pending_seen, pending
+        if changed:
             self.call_from_thread(self._proposals_changed)
-        self._pending_seen = pending
         return {"pending": pending, "review": bool(answer["review"])}
 
     def _proposals_changed(self) -> None:
+        self.refresh_bindings()  # f3 in the footer while a proposal waits
         if isinstance(self.screen, ReviewScreen):
             self.screen.action_refresh()  # the list shows a new one (or one decided elsewhere)
+
+    def action_review_waiting(self) -> None:
+        self.action_review()
+
+    def review_applies(self) -> bool:
+        """f3 is shown where it leads somewhere: a proposal waits, the Review screen is not up."""
+        return bool(self._pending_seen) and not isinstance(self.screen, ReviewScreen)
 
     def action_review(self) -> None:
         if not isinstance(self.screen, ReviewScreen):

@@ -38,6 +38,7 @@ from kbtui.tui.writing.note_writes import NoteWrites
 LINK_LIMIT = 100
 RELATED_LIMIT = 8
 DRAW_WAIT = 2.0  # seconds the details wait for the note to be drawn, at most
+EDIT = Binding.Group("Edit")  # the footer says `e i Edit`; f1 tells the two apart
 
 
 class NoteScreen(ObsidianPanels, NoteWrites):
@@ -59,14 +60,16 @@ class NoteScreen(ObsidianPanels, NoteWrites):
             show=False,
             id="note.back_key",
         ),
-        Binding("e", "edit", "Edit", tooltip="Edit in $VISUAL / $EDITOR", id="note.edit"),
+        Binding(  # `e` and `i` share a word in the footer: the note view's keys fit 120 columns
+            "e", "edit", "Edit", tooltip="Edit in $VISUAL / $EDITOR", id="note.edit", group=EDIT
+        ),
         Binding(
             "i",
             "edit_here",
             "Edit here",
             tooltip="Edit in kbtui ([[ and # complete, ctrl+s saves)",
-            show=False,
             id="note.edit_here",
+            group=EDIT,
         ),
         Binding("g", "graph", "Graph map", id="note.graph"),
         Binding("l", "focus_panel('note-outgoing')", "Links", id="note.links"),
@@ -190,6 +193,10 @@ class NoteScreen(ObsidianPanels, NoteWrites):
         if self.note is not None and self.note.get("ok"):
             self.kb.edit_note(self.entity_id, str(self.note["metadata"]["file_path"]))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`i` is in the footer where kbtui's editor can open the note: not on a PDF."""
+        return not (action == "edit_here" and self.note is not None and "pages" in self.note)
+
     def action_edit_here(self) -> None:
         """`i`: the in-app editor on this note; the view shows what was saved after."""
         if self.note is not None and self.note.get("ok") and "pages" not in self.note:
@@ -273,7 +280,10 @@ class NoteScreen(ObsidianPanels, NoteWrites):
         same = self.note is not None and self.note.get("id") == message.entity_id
         note = self.note = message.note
         body = self.query_one("#note-body", Markdown)
-        clear_embeds(body)  # the last note's bases, never drawn above this one
+        focused = clear_embeds(body)  # the last note's bases, never drawn above this one
+        self.embed_focus = focused if same else None  # the same note: given back when drawn
+        if focused is not None:  # meanwhile on the text, not on the block after the embed
+            self.set_focus(self.query_one("#note-body-scroll"))
         title = self.query_one("#note-title", Static)
         if not note.get("ok"):
             title.update(Text(f"✗ {message.entity_id}", style="bold red"))
@@ -289,6 +299,7 @@ class NoteScreen(ObsidianPanels, NoteWrites):
         if self.history:
             heading.append(f"  · back: {len(self.history)}", style="dim")
         title.update(heading)
+        self.refresh_bindings()  # a PDF has no `i`
         content = str(note["content"])
         if "pages" in note:  # a PDF: its pages, the hit's first
             content = pdf_markdown(note["pages"], self.page, meta.get("unreadable"))

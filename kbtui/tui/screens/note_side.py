@@ -16,7 +16,7 @@ from textual.widgets import Markdown
 
 from kbtui.tui.screens.base_view import BaseScreen
 from kbtui.tui.screens.note_rename import RenameNote
-from kbtui.tui.widgets.base_block import BaseBlock, place_blocks
+from kbtui.tui.widgets.base_block import BaseBlock, NoteBlock, place_blocks
 from kbtui.tui.widgets.base_embed import EMBED_ROWS, BaseEmbed, Embed, base_embeds, place_embeds
 from kbtui.tui.widgets.note_panels import backlink_options, block_holding, outline_options
 from kbtui.tui.widgets.query_block import place_query_blocks
@@ -29,6 +29,7 @@ class ObsidianPanels(RenameNote):
     """Mixed into NoteScreen (which has `note`, `entity_id` and `at`)."""
 
     at: tuple[int | None, str]
+    embed_focus: int | None = None  # the embed that had the keyboard when the note was redrawn
     resolve_link: Callable[..., Any]  # NoteScreen's worker
 
     def action_toggle_panel(self, widget_id: str) -> None:
@@ -84,8 +85,11 @@ class ObsidianPanels(RenameNote):
         """Draw the bases the note embeds and its ```base, ```dataview and ```tasks blocks in
         their places (after its body is drawn, which removed the old)."""
         body = self.query_one("#note-body", Markdown)
+        held = any(b.has_focus_within for b in body.query(NoteBlock))
         place_blocks(body, content, path, entity_id)
         place_query_blocks(body, path)
+        if held:  # on the text until the block that had the keyboard is drawn again and takes it
+            self.set_focus(self.query_one("#note-body-scroll"))
         embeds = base_embeds(content)
         if embeds:
             self.load_embeds(entity_id, embeds)
@@ -102,7 +106,10 @@ class ObsidianPanels(RenameNote):
 
     def _place_embeds(self, entity_id: str, drawn: list[tuple[Embed, dict[str, Any]]]) -> None:
         if entity_id == self.entity_id:
-            place_embeds(self.query_one("#note-body", Markdown), drawn)
+            placed = place_embeds(self.query_one("#note-body", Markdown), drawn)
+            at, self.embed_focus = self.embed_focus, None
+            if at is not None and at < len(placed):  # the keyboard where it was before
+                placed[at].focus()
 
     @on(BaseBlock.Opened)
     def _open_block(self, event: BaseBlock.Opened) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kbtui.tui.app import KbApp
 
 BLOCK_ROWS = 20  # rows drawn in the note; the rest are in the whole view (`v`)
+Kept = tuple[str | None, int | None]  # a block's view and row, kept over a redraw
 
 
 class NoteBlock(Vertical):
@@ -51,7 +52,7 @@ class NoteBlock(Vertical):
         for widget in shown:
             self.query_one(widget).display = False
 
-    def foot(self, text: str) -> None:
+    def foot(self, text: str | Text) -> None:
         foot_line = self.query_one(".block-foot", Static)
         foot_line.update(text)
         foot_line.display = bool(text)
@@ -78,10 +79,11 @@ class BaseBlock(NoteBlock):
             super().__init__()
             self.file, self.view = file, view
 
-    def __init__(self, file: str, this: str, number: int) -> None:
+    def __init__(self, file: str, this: str, number: int, keep: Kept | None = None) -> None:
         super().__init__()
         self.file = file  # "Note.md#N": what base_query takes for this block
         self.this = this  # the note holding the block
+        self.keep = keep  # the view and row to show, focused: the note drawn again
         self.border_title = f"base block {number}"
         self.answer: dict[str, Any] | None = None
         self.views: list[str] = []
@@ -99,7 +101,7 @@ class BaseBlock(NoteBlock):
     def on_mount(self) -> None:
         for widget in (Tabs, DataTable, BaseList, BaseCards, ".block-foot"):
             self.query_one(widget).display = False
-        self.load(None)
+        self.load(self.keep[0] if self.keep else None)
 
     @work(thread=True, exclusive=True, group="base-block")
     def load(self, view: str | None) -> None:
@@ -110,6 +112,10 @@ class BaseBlock(NoteBlock):
         self.app.call_from_thread(self.call_later, self.show, answer)
 
     async def show(self, answer: dict[str, Any]) -> None:
+        if not answer.get("ok") and self.keep is not None and self.keep[0] is not None:
+            self.keep = (None, self.keep[1])  # the view kept is gone (renamed): the first
+            self.load(None)
+            return
         if not answer.get("ok"):
             self.failed(answer.get("message"), Tabs, DataTable, BaseList, BaseCards)
             return
@@ -133,6 +139,23 @@ class BaseBlock(NoteBlock):
         if total > shown:
             lines.append(f"{total - shown} more — v opens the whole view")
         self.foot("\n".join(lines))
+        if self.keep is not None:
+            self._refocus(self.keep[1])
+            self.keep = None
+
+    def kept(self) -> Kept:
+        """The view shown and the row under the cursor, to show again after a redraw."""
+        table, listed = self.query_one(DataTable), self.query_one(BaseList)
+        row = table.cursor_row if table.display else listed.highlighted if listed.display else 0
+        return self.view_name, row
+
+    def _refocus(self, row: int | None) -> None:
+        shown = next((w for w in self.query("DataTable, BaseList, BaseCards") if w.display), None)
+        if isinstance(shown, DataTable) and shown.row_count and row is not None:
+            shown.move_cursor(row=min(row, shown.row_count - 1))
+        elif isinstance(shown, BaseList) and row is not None and row < shown.option_count:
+            shown.highlighted = row
+        (shown or self).focus()
 
     def _fill(self, answer: dict[str, Any]) -> None:
         rows = answer["rows"]
@@ -190,7 +213,10 @@ def put_in_place(fence: MarkdownFence, block: NoteBlock) -> None:
 def place_blocks(body: Markdown, content: str, path: str, this: str) -> list[BaseBlock]:
     """Put a BaseBlock in place of each ```base fence of the drawn note (the fence hidden);
     fences are matched to the note's blocks by their YAML, in order."""
+    kept: dict[str, Kept] = {}  # the block that had the keyboard, the same note drawn again
     for old in body.query(BaseBlock):
+        if old.this == this and old.has_focus_within:
+            kept[old.file] = old.kept()
         old.remove()
     blocks = [yaml.strip() for _, yaml in base_blocks(content)]
     placed: list[BaseBlock] = []
@@ -201,7 +227,8 @@ def place_blocks(body: Markdown, content: str, path: str, this: str) -> list[Bas
         if at is None:
             continue  # not a block the index knows (inside a list?): left as code
         used = at + 1
-        widget = BaseBlock(f"{path}#{at + 1}", this, at + 1)
+        file = f"{path}#{at + 1}"
+        widget = BaseBlock(file, this, at + 1, kept.get(file))
         put_in_place(fence, widget)
         placed.append(widget)
     return placed

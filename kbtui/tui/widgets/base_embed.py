@@ -99,11 +99,16 @@ def embed_body(answer: dict[str, Any]) -> RenderableType:
     return Group(head, shown, Text(foot, style="dim italic"))
 
 
-def clear_embeds(body: Markdown) -> None:
+def clear_embeds(body: Markdown) -> int | None:
     """Take the embeds out of the body: they are not markdown blocks, so a new text
-    (`Markdown.update`) leaves them, above the next note's blocks."""
-    for old in body.query(BaseEmbed):
+    (`Markdown.update`) leaves them, above the next note's blocks. Returns the number of the
+    one that had the keyboard, to give it back once the same note's embeds are drawn again."""
+    focused = None
+    for n, old in enumerate(body.query(BaseEmbed)):
+        if old.has_focus:
+            focused = n
         old.remove()
+    return focused
 
 
 def place_embeds(body: Markdown, drawn: list[tuple[Embed, dict[str, Any]]]) -> list[BaseEmbed]:

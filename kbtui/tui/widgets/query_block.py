@@ -226,7 +226,10 @@ class QueryBlock(NoteBlock):
         counted = f" · {task_count(len(found), answer['total'])}" if "task count" in parts else ""
         self.head(f"tasks{counted}")
         self._show_list(task_entries(found, "backlink" in parts))
-        self.foot("" if found or counted else "no tasks")
+        said = Text("" if found or counted else "no tasks")
+        for warning in answer.get("warnings", []):  # a line's words no date was read from
+            said.append(("\n" if said else "") + f"⚠ {warning}", style="yellow")
+        self.foot(said)
 
     def _dv_tasks(self, answer: dict[str, Any]) -> list[Entry]:
         count = answer.get("count", len(answer["rows"]))
