@@ -11,20 +11,28 @@ other languages), in the vault's languages: how many come back with any hybrid r
 the best score among them (with MiniLM an off-topic question gets nothing or a weak keyword
 match; issue 43).
 
+`--real DIR:LANG` does the same on a copy of a real vault (Obsidian's help vault in Chinese,
+say): no note there is known to be the answer, so it prints the best score each of the set's
+questions in LANG gets (they are about Obsidian) against the off-topic ones' in LANG and in
+English.
+
     .venv/bin/python bench/model_choice.py [--vaults zh+en en] [--models minilm e5] [-v]
+        [--real /tmp/help/zh:zh]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import statistics
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from bench_common import cpu_times, machine_note
-from multilingual_set import VAULTS, Question, write_vault
+from multilingual_set import VAULTS, Question, questions, write_vault
 
 from kbtui.config import Settings
 from kbtui.embed import EmbedderError
@@ -81,6 +89,36 @@ def answered(
     return ranks, line
 
 
+def best_scores(kb: KnowledgeBase, asked: list[str]) -> str:
+    """How many of the questions get any hybrid result, and their best scores."""
+    tops = []
+    for query in asked:
+        found = kb.call("kb_search", {"query": query, "top_k": 10}).get("results", [])
+        tops.append(found[0]["score"] if found else 0.0)
+    quartiles = statistics.quantiles(tops, n=4) if len(tops) > 1 else tops * 3
+    spread = " / ".join(f"{x:.2f}" for x in (min(tops), *quartiles, max(tops)))
+    return f"{sum(t > 0 for t in tops):>2}/{len(tops)} answered, best score {spread}"
+
+
+def real_vault(source: Path, lang: str, embedders: dict[str, Any], root: Path) -> None:
+    """On-topic against off-topic best scores on a copy of a real vault."""
+    vault = root / f"real-{source.name}-{lang}"
+    shutil.rmtree(vault, ignore_errors=True)
+    shutil.copytree(source, vault, ignore=shutil.ignore_patterns(".kbtui", ".obsidian"))
+    print(f"\n{source} ({lang}); best score min / quartiles / max")
+    for model, embedder in embedders.items():
+        kb = KnowledgeBase.open(Settings.for_vault(vault), embedder, approximate=False)
+        try:
+            kb.indexer.run()
+            asked = [q.text for q in questions((lang,))]
+            print(f"  {model:<7} on-topic ({lang})   {best_scores(kb, asked)}")
+            for off in dict.fromkeys((lang, "en")):
+                print(f"  {model:<7} off-topic ({off}) {best_scores(kb, offtopic({off}))}")
+        finally:
+            kb.close()
+        shutil.rmtree(vault / ".kbtui", ignore_errors=True)  # the next model indexes afresh
+
+
 def cell(ranks: list[int | None]) -> str:
     top1 = sum(r == 0 for r in ranks)
     top5 = sum(r is not None and r < 5 for r in ranks)
@@ -92,6 +130,7 @@ def main() -> None:
     parser.add_argument("--vaults", nargs="*", default=list(VAULTS))
     parser.add_argument("--models", nargs="*", default=[MINILM, E5])
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--real", nargs="*", default=[], metavar="DIR:LANG")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     root = args.work or Path(tempfile.mkdtemp(prefix="kbtui-choice-"))
@@ -117,6 +156,9 @@ def main() -> None:
                 print(f"  {mark}{model:<7} {lang}  {cells}")
             print(f"  {mark}{model:<7} off-topic: {off}")
     print("\n* the model auto chose for the vault")
+    for real in args.real:
+        folder, _, lang = real.rpartition(":")
+        real_vault(Path(folder), lang, embedders, root)
     print(machine_note(before))
 
 
