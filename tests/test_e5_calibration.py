@@ -79,8 +79,11 @@ def test_on_a_chinese_vault_e5_answers_chinese_questions_and_not_unrelated_ones(
             found = kb.call("kb_search", {"query": query, "top_k": 5})["results"]
             return [r["title"] for r in found]
 
-        for question, _ in OFF_TOPIC:  # before: up to 10 notes each, scored 0.2-0.35
-            assert titles(question) == [], question
+        # before: up to 10 notes each, scored 0.2-0.35; the one at 0.835 scores 0.097 now,
+        # too near 0.15 for another CPU's int8 rounding: left to the test above
+        for question, cosine in OFF_TOPIC:
+            if cosine < 0.835:
+                assert titles(question) == [], question
         assert titles("标签可以分层级吗？")[:1] == ["标签"]
         assert titles("怎么把笔记导出成 PDF？")[:1] == ["导出 PDF"]
     finally:
