@@ -41,6 +41,7 @@ from kbtui.model_files import (
     sha256,
     write_manifest,
 )
+from kbtui.tokenize import han_share
 
 log = logging.getLogger("kbtui.embed")
 
@@ -62,6 +63,15 @@ DISABLED_FUSIONS = ["SkipLayerNormFusion"]
 # 0.015 under e5's medians: at them MIN_SCORE dropped relevant chunks (SciFact vector nDCG@10
 # 0.775 -> 0.765).
 COSINE_MAP = ([-1.0, 0.78, 0.85, 1.0], [-1.0, 0.097, 0.581, 1.0])  # e5 -> MiniLM-like
+# A Chinese question scores Chinese text higher than an English one English text at the same
+# relevance: on the multilingual set's 12-note vaults the best note of an off-topic question
+# (bench/multilingual_offtopic.jsonl) sat at 0.80-0.835 in Chinese against 0.71-0.82 in
+# English, Japanese, Korean and German, so 10 of 12 Chinese ones came back with results (up
+# to 0.35 by cosine alone) while the answers of on-topic Chinese questions sat at 0.866 and
+# up. The map is read this much lower for the share of a question in Han characters (the
+# kanji of a Japanese question count). Costs a Chinese question whose answer is only in
+# English some of its score (docs/search.md).
+HAN_SHIFT = 0.02
 RUNTIME = "noskipln"
 MAX_SESSIONS = 4
 FILES = ["model.onnx", DATA_FILE, "tokenizer.json"]
@@ -166,10 +176,10 @@ class E5Embedder(Preloading):
 
     reads_all_scripts = True  # search needs not discount its cosines for non-Latin queries
 
-    def comparable(self, cosines: np.ndarray) -> np.ndarray:
+    def comparable(self, cosines: np.ndarray, query: str = "") -> np.ndarray:
         """Query-passage cosines on the scale search's calibration was tuned on (MiniLM's):
         the order is kept, only the fusion with keywords and the score floor see it."""
-        return np.asarray(np.interp(cosines, *COSINE_MAP))
+        return np.asarray(np.interp(cosines - HAN_SHIFT * han_share(query), *COSINE_MAP))
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._embed([PASSAGE + t for t in texts])

@@ -266,6 +266,16 @@ def latin_share(query: str) -> float:
     return sum(1 for c in letters if _latin(c)) / len(letters)
 
 
+def han_share(query: str) -> float:
+    """The share of the query's letters and digits that are Han characters (0..1): Chinese
+    text, the kanji of Japanese."""
+    letters = [c for c in unicodedata.normalize("NFKC", query) if c.isalnum()]
+    return sum(1 for c in letters if _HAN_RE.match(c)) / len(letters) if letters else 0.0
+
+
+_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
 @lru_cache(maxsize=4096)
 def _latin(char: str) -> bool:
     return char.isascii() or unicodedata.name(char, "").startswith("LATIN")

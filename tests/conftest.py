@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 REPO = Path(__file__).resolve().parent.parent
 VAULT_EXAMPLE = REPO / "vault_example"
+MULTILINGUAL_NOTES = REPO / "bench" / "multilingual_notes.jsonl"
 
 
 def insert_chunks(
@@ -38,6 +40,17 @@ def insert_chunks(
             SELECT i, 'n' || i, 'n' || i, 0, '', {content}, 0, 0, md5(i::VARCHAR), 1
             FROM range(1, {int(count) + 1}) t(i)"""
     )
+
+
+def write_notes_in(vault: Path, lang: str) -> Path:
+    """`vault` with the multilingual set's notes in `lang` at its top (issue 43's set,
+    bench/multilingual_notes.jsonl, written for this project)."""
+    vault.mkdir(parents=True, exist_ok=True)
+    for line in MULTILINGUAL_NOTES.read_text(encoding="utf-8").splitlines():
+        note = json.loads(line)
+        if note["lang"] == lang:
+            (vault / f"{note['title']}.md").write_text(f"# {note['title']}\n\n{note['text']}\n")
+    return vault
 
 
 def copy_vault(dest: Path, source: Path = VAULT_EXAMPLE) -> Path:

@@ -4,7 +4,6 @@ multilingual-e5-small, whose vectors answer a Chinese question MiniLM's rank 10t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -12,19 +11,13 @@ import pytest
 from kbtui.config import Settings
 from kbtui.indexing.model_choice import E5, VaultEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
+from tests.conftest import write_notes_in
 
 pytest.importorskip("kbtui.embed_e5")
-NOTES = Path(__file__).resolve().parent.parent / "bench" / "multilingual_notes.jsonl"
 
 
 def test_auto_gives_a_chinese_vault_e5_whose_vectors_read_chinese(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    for line in NOTES.read_text(encoding="utf-8").splitlines():
-        note = json.loads(line)
-        if note["lang"] == "zh":
-            (vault / f"{note['title']}.md").write_text(f"# {note['title']}\n\n{note['text']}\n")
-    settings = Settings.for_vault(vault)
+    settings = Settings.for_vault(write_notes_in(tmp_path / "vault", "zh"))
     embedder = VaultEmbedder(settings)
     kb = KnowledgeBase.open(settings, embedder, approximate=False)
     try:

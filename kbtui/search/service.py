@@ -227,7 +227,7 @@ class SearchService:
         kw_top = found.top if found is not None else np.zeros((0, 3))
         cids, cos, raw, kw = candidates(vec_hits, kw_top, lead, similar)  # candidates.py
         comparable = getattr(self.embedder, "comparable", None)  # e5's scale -> MiniLM's
-        cos = comparable(cos) if comparable is not None else cos
+        cos = comparable(cos, query) if comparable is not None else cos
         chunk_kw, note_bm25 = kw, None
         if found is not None and found.note_best > 0:
             # the keyword evidence (shown and used): the chunk's or its note's, the larger
