@@ -13,6 +13,7 @@ import pytest
 
 from kbtui.config import Settings
 from kbtui.embed_e5 import COSINE_MAP, E5Embedder
+from kbtui.indexing.model_choice import VaultEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
 from kbtui.search.service import MIN_SCORE, calibrate_cosine, hybrid_scores
 from kbtui.tokenize import han_share
@@ -69,11 +70,16 @@ def test_han_share_counts_han_characters_among_letters() -> None:
 def test_on_a_chinese_vault_e5_answers_chinese_questions_and_not_unrelated_ones(
     tmp_path: Path,
 ) -> None:
-    """The real model end to end (~10 s; its build is cached): the 12 Chinese notes."""
+    """The real model end to end (~10 s; its build is cached): the 12 Chinese notes, opened as
+    every front end opens a vault (VaultEmbedder, `auto` choosing e5), so the map is the one
+    search reads there (it once read it from a bare E5Embedder only)."""
     vault = write_notes_in(tmp_path / "vault", "zh")
-    kb = KnowledgeBase.open(Settings.for_vault(vault), E5Embedder(), approximate=False)
+    settings = Settings.for_vault(vault)
+    embedder = VaultEmbedder(settings)
+    kb = KnowledgeBase.open(settings, embedder, approximate=False)
     try:
         kb.indexer.run()
+        assert embedder.choice is not None and embedder.choice.model == "e5"
 
         def titles(query: str) -> list[str]:
             found = kb.call("kb_search", {"query": query, "top_k": 5})["results"]

@@ -188,6 +188,12 @@ class VaultEmbedder:
         sessions = getattr(self.model, "bulk_sessions", None)
         return int(sessions()) if callable(sessions) else 1
 
+    def comparable(self, cosines: np.ndarray, query: str = "") -> np.ndarray:
+        """The model's cosines on MiniLM's scale (e5's map), as search reads them; without
+        it here, every search of an e5 vault ranked on e5's raw, compressed cosines."""
+        mapped = getattr(self._model, "comparable", None)
+        return np.asarray(mapped(cosines, query)) if callable(mapped) else cosines
+
     def one_thread_session(self) -> Embedder:
         sibling: Embedder = self.model.one_thread_session()  # type: ignore[attr-defined]
         return sibling
