@@ -20,7 +20,7 @@ from kbtui.search.vector_index import VectorIndex
 
 NOTE_WEIGHT = 0.5  # train sets +1 / +3 at rank 1, SciFact 0.7537 -> 0.7540 (docs/search.md)
 GAP_SCALE = 4.0
-POOL = 100  # candidates (chunks) whose notes are measured
+POOL = 50  # candidates (chunks) whose notes are measured
 
 
 def breadth(
@@ -35,8 +35,9 @@ def breadth(
     rest, and where the keyword index does not know the note).
 
     Reads the cosine of every chunk of those notes, gathered from the vector matrix: for all
-    ~1,200 candidates' notes that took ~4 ms of a 100k-chunk search, for the first POOL's
-    well under one; a note further down has too little to gain from the others' penalty."""
+    ~1,200 candidates' notes that took ~4 ms of a 100k-chunk search; with the first 50 the
+    search costs ~1 ms more (docs/search.md), and 30, 50 or 100 rank the question sets
+    alike: a note further down has too little to gain from the others' penalty."""
     known_cids, ordinals = found.note_of_cids, found.note_of_rows
     n = min(len(known_cids), len(ordinals), len(alive))
     out = np.zeros(len(cids))
