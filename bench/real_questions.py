@@ -18,7 +18,11 @@ sets: over kepano's vault, the Obsidian help vault (obsidianmd/obsidian-help, fo
 .md files) and the Tasks plugin's docs (obsidian-tasks-group/obsidian-tasks, folder docs/),
 written before any search and split alternately; ranking was tuned on the first only.
 obsidian_questions_fresh.jsonl (30) was written later the same way (docs/search.md says
-which rules each set has judged).
+which rules each set has judged). obsidian_questions_fresh2_train.jsonl and
+obsidian_questions_fresh2_heldout.jsonl (27 each) add the Dataview plugin's docs
+(blacksmithgu/obsidian-dataview, folder docs/docs/: `--vault dataview=DIR`); both halves were
+committed before any search ran on them. `--note-weight 0` ranks as before search.breadth
+(issue 42 item 10), for a before/after in one checkout.
 
 Each DIR is a copy of the vault (indexed in DIR/.kbtui, brought up to date first):
 kepano = /work/shared/data/vaults/kepano copied; hub = obsidian-community/obsidian-hub;
@@ -39,6 +43,7 @@ import numpy as np
 from kbtui.config import Settings
 from kbtui.embed import FastEmbedder
 from kbtui.runtime.knowledge_base import KnowledgeBase
+from kbtui.search import breadth
 from kbtui.tokenize import tokenize
 
 HERE = Path(__file__).resolve().parent
@@ -108,7 +113,14 @@ def main() -> None:
         default=QUERIES,
         help="a question set (real_questions_heldout.jsonl: 39 more)",
     )
+    parser.add_argument(
+        "--note-weight",
+        type=float,
+        default=breadth.NOTE_WEIGHT,
+        help="search.breadth's weight (0: the ranking before it)",
+    )
     args = parser.parse_args()
+    breadth.NOTE_WEIGHT = args.note_weight
     sets: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
     for line in args.queries.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

@@ -27,6 +27,7 @@ import numpy as np
 
 from kbtui.embed import Embedder
 from kbtui.models import ChunkHit, SearchFilters, SearchResult
+from kbtui.search import breadth
 from kbtui.search.candidates import candidates
 from kbtui.search.copies import group_copies
 from kbtui.search.embeds import add_embedded
@@ -93,6 +94,7 @@ def hybrid_scores(
     keyword: np.ndarray,
     share: float,
     note_bm25: np.ndarray | None = None,
+    broad: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(scores, vector scores) of a query's candidate chunks, for hybrid mode.
 
@@ -106,6 +108,8 @@ def hybrid_scores(
     vector = calibrate_cosine(cos) * share
     evidence = fuse(vector, keyword)
     key = evidence + RELATIVE_WEIGHT * relative(cos, bm25, DENSE_WEIGHT * share, note_bm25)
+    if broad is not None:  # a broad note's one section yields to the page about it
+        key = key - breadth.NOTE_WEIGHT * share * broad
     top = float(key.max(initial=0.0))
     if top <= 0:
         return np.zeros_like(key), vector
@@ -240,7 +244,11 @@ class SearchService:
             score = v
         else:
             share = readable_share(query, str(getattr(self.embedder, "model_id", "")))
-            score, v = hybrid_scores(cos, raw, kw, share, note_bm25)
+            broad = None
+            if found is not None and qvec is not None and breadth.NOTE_WEIGHT:
+                first, _ = hybrid_scores(cos, raw, kw, share, note_bm25)
+                broad = breadth.breadth(found, self.keywords.alive, self.vectors, qvec, cids, first)
+            score, v = hybrid_scores(cos, raw, kw, share, note_bm25, broad)
         shown = evident(v, kw)
         at = np.flatnonzero((score >= min_score) & shown)
         # equal scores (a note's chunks share its note-level keyword score): the chunk with
