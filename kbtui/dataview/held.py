@@ -33,6 +33,7 @@ class HeldPages:
         self.store = store
         self.build = build
         self.generation: int | None = None
+        self.text_generation = 0  # the store's, at the last refresh
         self.states: dict[str, tuple[Any, ...]] = {}
         self.pages: dict[str, Row] = {}
         self.targets: dict[str, set[str]] = {}  # path -> the pages it links to
@@ -46,7 +47,7 @@ class HeldPages:
         if self.generation == generation:
             return
         gc.unfreeze()
-        states = {p: s for p, s in self.store.note_states().items() if p.lower().endswith(".md")}
+        states = self._states_now()
         if states.keys() != self.states.keys():
             self.pages, self.targets, self.raw, self.lines = {}, {}, {}, {}
         else:
@@ -55,6 +56,21 @@ class HeldPages:
             for path in stale | set(self.store.dv_link_targets(sorted(changed))):
                 self._drop(path)
         self.generation, self.states = generation, states
+        self.text_generation = self.store.text_generation
+
+    def _states_now(self) -> dict[str, tuple[Any, ...]]:
+        """Every note's state: re-read only for the notes written since the last refresh when
+        the store's log names them all and they were all known (a note added or removed
+        changes what links resolve to: every state read, every page dropped)."""
+        written = None
+        if self.generation is not None:
+            written = self.store.notes_changed_since(self.text_generation)
+        if written is not None:
+            notes = {p for p in written if p.lower().endswith(".md")}
+            now = self.store.note_states_of(sorted(notes))
+            if notes <= self.states.keys() and now.keys() == notes:
+                return {**self.states, **now}
+        return {p: s for p, s in self.store.note_states().items() if p.lower().endswith(".md")}
 
     def pages_at(self, paths: Sequence[str]) -> dict[str, Row]:
         """The held pages of these paths, the missing ones built (whole) now."""

@@ -33,6 +33,7 @@ from kbtui.store.graph.link_queries import LinkQueries
 from kbtui.store.graph.map_queries import MapQueries
 from kbtui.store.note_facts import FACT_TABLES, insert_facts
 from kbtui.store.queries.browse import BrowseQueries
+from kbtui.store.queries.note_changes import NoteChanges
 from kbtui.store.queries.reads import ReadQueries
 from kbtui.store.queries.vault_files import VaultFileQueries
 from kbtui.store.side.arrays import SideChecks
@@ -71,7 +72,7 @@ def _column(values: list[Any]) -> np.ndarray:
 
 
 class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, LinkQueries,
-            EmbeddingWrites, VaultFileQueries, MapQueries):  # fmt: skip
+            EmbeddingWrites, VaultFileQueries, MapQueries, NoteChanges):  # fmt: skip
     """One open index file. Use it under `lock` (file/access.py): the store lock to write,
     its read lock alone to read beside a save (through the read cursor).
 
@@ -85,6 +86,7 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
         self.lock = StoreLock()
         self.generation = 0
         self.text_generation = 0  # counts writes of notes and chunks only
+        self._init_note_changes()
         self.recovered: str | None = None  # why a damaged file was set aside, if it was
         self._pending_uses = {}
         self.vector_log, self.vector_epoch = array("q"), 0
@@ -216,6 +218,7 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
         old_ids = sorted({w.note.entity_id for w in batch} | {r for w in batch for r in w.replaces})
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         first_cid = next_cid = self._next_cid  # published at the COMMIT: readers see the old
+        self._written: frozenset[str] | None = None
         try:
             with self.transaction(beside_readers=True):
                 next_cid, reused = self._write_notes(batch, old_ids, now, first_cid)
@@ -223,6 +226,7 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
             self._next_cid = max(self._next_cid, next_cid)
             self.generation += 1
             self.text_generation += 1
+            self._notes_changed(self._written)
         self._log_vectors(reused)
         self._sized_for = follow_growth(self.con, self._sized_for, self._next_cid)
 
@@ -232,6 +236,7 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
         """write_notes' statements, beside readers: the database and local values only.
         Returns the next chunk id and the chunks given an older chunk's vector."""
         old_notes = self._notes_before(old_ids)
+        self._written = frozenset([*old_notes.paths.values(), *(w.state.path for w in batch)])
         created = dict(
             self.con.execute(
                 "SELECT entity_id, created_at FROM notes WHERE list_contains(?, entity_id)",
@@ -286,6 +291,7 @@ class Store(StoreAccess, SideState, ReadQueries, GraphStore, BrowseQueries, Link
         finally:
             self.generation += 1
             self.text_generation += 1
+            self._notes_changed(None)
 
     def _delete_entities(self, ids: list[str], before_cid: int | None = None) -> None:
         limit = before_cid if before_cid is not None else self._next_cid
