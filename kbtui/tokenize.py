@@ -25,7 +25,9 @@ from py_rust_stemmers import SnowballStemmer
 TOKENIZER_VERSION = "3"  # 2: casefold (ß = ss), the "s" of possessives dropped; 3: Hangul bigrams
 
 _WORD_RE = re.compile(r"[^\W_]+")
-_CJK_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+)")
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs (Chinese; Japanese kanji)
+_CJK = f"\u3040-\u30ff{_HAN}\uac00-\ud7af"  # with kana and Hangul syllables
+_CJK_RE = re.compile(f"([{_CJK}]+)")
 STOP_WORDS = frozenset(
     [
         "a",
@@ -239,7 +241,7 @@ def _fold(word: str) -> str:
     return unicodedata.normalize("NFC", folded) or word  # NFC: Hangul syllables, not jamo
 
 
-_IDEOGRAPH_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_IDEOGRAPH_RE = re.compile(f"[{_CJK}]")
 
 
 def ideographs(text: str) -> int:
@@ -273,7 +275,7 @@ def han_share(query: str) -> float:
     return sum(1 for c in letters if _HAN_RE.match(c)) / len(letters) if letters else 0.0
 
 
-_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN_RE = re.compile(f"[{_HAN}]")
 
 
 @lru_cache(maxsize=4096)

@@ -18,6 +18,7 @@ Scores are calibrated to 0..1 so they mean the same across queries:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
@@ -94,7 +95,7 @@ def hybrid_scores(
     keyword: np.ndarray,
     share: float,
     note_bm25: np.ndarray | None = None,
-    broad: np.ndarray | None = None,
+    broad: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(scores, vector scores) of a query's candidate chunks, for hybrid mode.
 
@@ -103,13 +104,14 @@ def hybrid_scores(
     comparable across queries at the top, and a query with no real evidence keeps every
     result under MIN_SCORE. `share` is how much of the query the model can read
     (readable_share): 0 for a Chinese question to MiniLM, whose cosines are noise there, so
-    keywords rank it; 1 to the multilingual model.
+    keywords rank it; 1 to the multilingual model. `broad`: each candidate's note breadth
+    (search/breadth.py) from the ranking key before it.
     """
     vector = calibrate_cosine(cos) * share
     evidence = fuse(vector, keyword)
     key = evidence + RELATIVE_WEIGHT * relative(cos, bm25, DENSE_WEIGHT * share, note_bm25)
-    if broad is not None:  # a broad note's one section yields to the page about it
-        key = key - breadth.NOTE_WEIGHT * share * broad
+    if broad is not None and share:  # a broad note's one section yields to the page about it
+        key = key - breadth.NOTE_WEIGHT * share * broad(key)
     top = float(key.max(initial=0.0))
     if top <= 0:
         return np.zeros_like(key), vector
@@ -246,8 +248,8 @@ class SearchService:
             share = readable_share(query, str(getattr(self.embedder, "model_id", "")))
             broad = None
             if found is not None and qvec is not None and breadth.NOTE_WEIGHT:
-                first, _ = hybrid_scores(cos, raw, kw, share, note_bm25)
-                broad = breadth.breadth(found, self.keywords.alive, self.vectors, qvec, cids, first)
+                alive = self.keywords.alive
+                broad = partial(breadth.breadth, found, alive, self.vectors, qvec, cids)
             score, v = hybrid_scores(cos, raw, kw, share, note_bm25, broad)
         shown = evident(v, kw)
         at = np.flatnonzero((score >= min_score) & shown)
